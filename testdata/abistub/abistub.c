@@ -1,0 +1,122 @@
+/*
+ * A stand-in ws2_32!ProcessSocketNotifications for the ABI test only
+ * (TestABIStubProcessSocketNotifications in abi_test.go). It does no socket
+ * work: it records the arguments as C received them, writes known values into
+ * both arrays for Go to read back, and returns the code that the test set.
+ * The test points the binding at this DLL instead of ws2_32.dll to check
+ * argument passing and struct layout across the Go/C boundary; Windows
+ * behaviour is tested against the real ws2_32.dll.
+ *
+ * Build: CC -shared -O2 -Wall -Werror -o abistub.dll abistub.c abistub.def
+ *        -Wl,--kill-at -Wl,--enable-stdcall-fixup
+ */
+#define WIN32_LEAN_AND_MEAN
+#include <windows.h>
+#include <stddef.h>
+#include <string.h>
+
+/*
+ * SOCK_NOTIFY_REGISTRATION as winsock2.h (Windows SDK 10.0.20348.0 and later)
+ * declares it; SOCKET is UINT_PTR. It is declared here because older
+ * mingw-w64 headers lack it, and winsock2.h is not included so that newer
+ * ones cannot clash. OVERLAPPED_ENTRY comes from the system's minwinbase.h.
+ */
+typedef struct SOCK_NOTIFY_REGISTRATION {
+    UINT_PTR socket;
+    PVOID completionKey;
+    UINT16 eventFilter;
+    UINT8 operation;
+    UINT8 triggerFlags;
+    DWORD registrationResult;
+} SOCK_NOTIFY_REGISTRATION;
+
+#define STUB_MAX_SEEN 8
+
+static ULONG_PTR args[7];
+static SOCK_NOTIFY_REGISTRATION seen[STUB_MAX_SEEN];
+static DWORD result;
+static OVERLAPPED marker;
+
+DWORD WINAPI ProcessSocketNotifications(HANDLE completionPort, UINT32 registrationCount,
+                                        SOCK_NOTIFY_REGISTRATION *registrationInfos, UINT32 timeoutMs,
+                                        ULONG completionCount, OVERLAPPED_ENTRY *completionPortEntries,
+                                        UINT32 *receivedEntryCount)
+{
+    UINT32 i;
+
+    args[0] = (ULONG_PTR)completionPort;
+    args[1] = registrationCount;
+    args[2] = (ULONG_PTR)registrationInfos;
+    args[3] = timeoutMs;
+    args[4] = completionCount;
+    args[5] = (ULONG_PTR)completionPortEntries;
+    args[6] = (ULONG_PTR)receivedEntryCount;
+    memset(seen, 0, sizeof seen);
+    for (i = 0; registrationInfos != NULL && i < registrationCount; i++) {
+        if (i < STUB_MAX_SEEN)
+            seen[i] = registrationInfos[i];
+        registrationInfos[i].registrationResult = 0xA0000000u | i;
+    }
+    for (i = 0; completionPortEntries != NULL && i < completionCount; i++) {
+        /* Every bit of the pointer-wide fields is set somewhere. */
+        completionPortEntries[i].lpCompletionKey = ~(ULONG_PTR)i;
+        completionPortEntries[i].lpOverlapped = (i % 2 == 0) ? &marker : NULL;
+        completionPortEntries[i].Internal = ((ULONG_PTR)0x5A5A5A5A << 16) | i;
+        completionPortEntries[i].dwNumberOfBytesTransferred = 0x80000000u | (i << 8) | 0xC7;
+    }
+    if (receivedEntryCount != NULL)
+        *receivedEntryCount = completionCount;
+    return result;
+}
+
+/* StubSetResult sets what the next ProcessSocketNotifications returns. */
+void WINAPI StubSetResult(DWORD code) { result = code; }
+
+/* StubArg returns argument i (0 to 6) of the last call, widened to a ULONG_PTR. */
+ULONG_PTR WINAPI StubArg(UINT32 i) { return i < 7 ? args[i] : 0; }
+
+/* StubSeen copies registration i of the last call as C read it on entry. */
+BOOL WINAPI StubSeen(UINT32 i, SOCK_NOTIFY_REGISTRATION *out)
+{
+    if (i >= STUB_MAX_SEEN)
+        return FALSE;
+    *out = seen[i];
+    return TRUE;
+}
+
+/* StubMarker returns the OVERLAPPED that even entries point at. */
+OVERLAPPED *WINAPI StubMarker(void) { return &marker; }
+
+/*
+ * StubLayout returns the size or offset that the C compiler gives a struct
+ * member, named as in testdata/layout.txt ("STRUCT field" or
+ * "STRUCT sizeof"), or ~0 for a name it does not know.
+ */
+#define SIZE(s) {#s " sizeof", sizeof(s)}
+#define FIELD(s, f) {#s " " #f, offsetof(s, f)}
+static const struct {
+    const char *name;
+    size_t value;
+} layout[] = {
+    SIZE(SOCK_NOTIFY_REGISTRATION),
+    FIELD(SOCK_NOTIFY_REGISTRATION, socket),
+    FIELD(SOCK_NOTIFY_REGISTRATION, completionKey),
+    FIELD(SOCK_NOTIFY_REGISTRATION, eventFilter),
+    FIELD(SOCK_NOTIFY_REGISTRATION, operation),
+    FIELD(SOCK_NOTIFY_REGISTRATION, triggerFlags),
+    FIELD(SOCK_NOTIFY_REGISTRATION, registrationResult),
+    SIZE(OVERLAPPED_ENTRY),
+    FIELD(OVERLAPPED_ENTRY, lpCompletionKey),
+    FIELD(OVERLAPPED_ENTRY, lpOverlapped),
+    FIELD(OVERLAPPED_ENTRY, Internal),
+    FIELD(OVERLAPPED_ENTRY, dwNumberOfBytesTransferred),
+};
+
+UINT32 WINAPI StubLayout(const char *name)
+{
+    size_t i;
+    for (i = 0; i < sizeof layout / sizeof layout[0]; i++)
+        if (strcmp(layout[i].name, name) == 0)
+            return (UINT32)layout[i].value;
+    return ~0u;
+}
