@@ -1,0 +1,107 @@
+#!/usr/bin/env bash
+# The whole test suite, on a Linux (Debian) machine: the README's test
+# command, and what .ci/run calls. It installs what it needs (see
+# scripts/setup.sh), runs the Windows tests under Wine, and stops at the
+# first failure with a non-zero exit. It ends by listing every skipped test
+# with its reason and a count line.
+#
+# On Windows, run "go test ./..." instead.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+start=$SECONDS
+step() { printf '\n==> [%3ds] %s\n' $((SECONDS - start)) "$*"; }
+fail() { echo "FAIL: $*" >&2; exit 1; }
+
+step "setup"
+# shellcheck source=scripts/setup.sh
+source scripts/setup.sh
+
+tools="${XDG_CACHE_HOME:-$HOME/.cache}/sockstate/tools"
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+state="$work/tests"
+staticcheck_version=v0.8.2  # staticcheck 2026.2.2
+actionlint_version=v1.7.12
+arches=(386 amd64 arm64)
+
+# tool NAME PACKAGE VERSION: installs a pinned tool once, prints its path.
+tool() {
+	local bin="$tools/$1-$3"
+	if [ ! -x "$bin" ]; then
+		GOBIN="$work/bin" GOFLAGS='' go install "$2@$3" >&2
+		mkdir -p "$tools"
+		mv "$work/bin/$1" "$bin"
+	fi
+	echo "$bin"
+}
+
+step "gofmt"
+unformatted="$(gofmt -l .)"
+[ -z "$unformatted" ] || fail "gofmt would change: $unformatted"
+
+step "build and vet: windows/${arches[*]}, linux"
+for arch in "${arches[@]}"; do
+	CGO_ENABLED=0 GOOS=windows GOARCH=$arch go build ./...
+	CGO_ENABLED=0 GOOS=windows GOARCH=$arch go vet ./...
+done
+go vet ./...
+
+step "go generate: no drift in generated files"
+generated() { find . -name 'zsyscall_*.go' -not -path './.git/*' -print0 | sort -z | xargs -0 sha256sum; }
+before="$(generated)"
+go generate ./...
+if [ "$(generated)" != "$before" ]; then
+	git diff --stat -- '*zsyscall_*.go' || true
+	fail "go generate ./... changed generated files: commit its output"
+fi
+
+step "SocketNotificationRetrieveEvents inlines"
+GOOS=windows go build -gcflags=github.com/sockstate/sockstate=-m . 2>&1 |
+	grep -q 'can inline SocketNotificationRetrieveEvents' ||
+	fail "SocketNotificationRetrieveEvents is no longer inlinable"
+
+step "ABI stub DLL (testdata/abistub)"
+stub_dir="$WINEPREFIX/sockstate"
+build_stub() {
+	"$1" -shared -O2 -Wall -Werror -o "$2" testdata/abistub/abistub.c testdata/abistub/abistub.def \
+		-Wl,--kill-at -Wl,--enable-stdcall-fixup
+}
+build_stub x86_64-w64-mingw32-gcc "$stub_dir/abistub-amd64.dll"
+build_stub i686-w64-mingw32-gcc "$stub_dir/abistub-386.dll" # the 386 C layout compiles
+stub_path() { winepath -w "$stub_dir/abistub-$1.dll" 2>/dev/null; }
+
+go build -o "$work/testreport" ./internal/cmd/testreport
+# run_tests LABEL ENV... -- GO TEST ARGS...: one go test run, reported.
+run_tests() {
+	local label="$1"
+	shift
+	local env=()
+	while [ "$1" != -- ]; do env+=("$1"); shift; done
+	shift
+	step "go test: $label"
+	env "${env[@]}" go test -count=1 -json "$@" ./... | "$work/testreport" -label "$label" -state "$state"
+}
+
+run_tests "windows/amd64" GOOS=windows GOARCH=amd64 SOCKSTATE_ABI_STUB="$(stub_path amd64)" --
+run_tests "windows/amd64 -race" GOOS=windows GOARCH=amd64 SOCKSTATE_ABI_STUB="$(stub_path amd64)" \
+	CGO_ENABLED=1 CC=x86_64-w64-mingw32-gcc -- -race -gcflags=all=-d=checkptr
+if [ "$WINE32" = 1 ]; then
+	run_tests "windows/386" GOOS=windows GOARCH=386 SOCKSTATE_ABI_STUB="$(stub_path 386)" --
+else
+	step "go test: windows/386 not run: wine32 is not installed (see setup above); 386 was built and vetted"
+fi
+run_tests "linux/amd64 (portable code)" --
+
+step "staticcheck $staticcheck_version"
+staticcheck="$(tool staticcheck honnef.co/go/tools/cmd/staticcheck $staticcheck_version)"
+GOOS=windows "$staticcheck" ./...
+"$staticcheck" ./...
+
+step "shellcheck, actionlint $actionlint_version"
+shellcheck -x scripts/*.sh .ci/run scripts/wine/go_windows_amd64_exec
+actionlint="$(tool actionlint github.com/rhysd/actionlint/cmd/actionlint $actionlint_version)"
+"$actionlint" -pyflakes=
+
+step "done in $((SECONDS - start)) s"
+"$work/testreport" -summary "$state"
