@@ -23,26 +23,67 @@ var stubCompilers = map[string][]string{
 	"arm64": {"aarch64-w64-mingw32-gcc"},
 }
 
-// loadABIStub returns the ABI stub DLL: the one named by SOCKSTATE_ABI_STUB
-// (scripts/test.sh builds it on the Linux host, where the Windows test
-// binary cannot run a compiler), or one built now with a C compiler for this
-// GOARCH from PATH. Without either it skips.
-func loadABIStub(t *testing.T) *windows.LazyDLL {
-	t.Helper()
+// abiStub is testdata/abistub loaded, with the binding pointed at it.
+type abiStub struct {
+	tb  testing.TB
+	dll *windows.LazyDLL
+}
+
+// useABIStub loads the ABI stub DLL and points the binding's
+// ProcessSocketNotifications at it until the test ends. The DLL is the one
+// named by SOCKSTATE_ABI_STUB (scripts/test.sh builds it on the Linux host,
+// where the Windows test binary cannot run a compiler), or one built now
+// with a C compiler for this GOARCH from PATH. Without either it skips.
+func useABIStub(tb testing.TB) *abiStub {
+	tb.Helper()
 	path := os.Getenv("SOCKSTATE_ABI_STUB")
 	if path == "" {
-		path = buildABIStub(t)
+		path = buildABIStub(tb)
 	}
 	dll := windows.NewLazyDLL(path)
 	if err := dll.Load(); err != nil {
-		t.Fatalf("loading the ABI stub %s: %v", path, err)
+		tb.Fatalf("loading the ABI stub %s: %v", path, err)
 	}
-	t.Cleanup(func() { windows.FreeLibrary(windows.Handle(dll.Handle())) })
-	return dll
+	tb.Cleanup(func() { windows.FreeLibrary(windows.Handle(dll.Handle())) })
+
+	// Pin the cached probe to the real ws2_32 first; put the real
+	// procedure back afterwards.
+	LoadProcessSocketNotifications()
+	real := procProcessSocketNotifications
+	procProcessSocketNotifications = dll.NewProc("ProcessSocketNotifications")
+	tb.Cleanup(func() { procProcessSocketNotifications = real })
+
+	stub := &abiStub{tb, dll}
+	stub.setResult(0)
+	stub.refuse(0xFFFFFFFF, 0xA0000000)
+	return stub
 }
 
-func buildABIStub(t *testing.T) string {
-	t.Helper()
+// call calls an export of the stub.
+func (s *abiStub) call(name string, args ...uintptr) uintptr {
+	s.tb.Helper()
+	proc := s.dll.NewProc(name)
+	if err := proc.Find(); err != nil {
+		s.tb.Fatal(err)
+	}
+	r, _, _ := proc.Call(args...)
+	return r
+}
+
+// setResult sets what the stub's ProcessSocketNotifications returns.
+func (s *abiStub) setResult(code windows.Errno) { s.call("StubSetResult", uintptr(code)) }
+
+// refuse makes the stub refuse the registrations whose index (mod 32) is set
+// in mask, with the result base|index; it accepts the others.
+func (s *abiStub) refuse(mask, base uint32) {
+	s.call("StubSetRegistrationResults", uintptr(mask), uintptr(base))
+}
+
+// arg returns argument i of the stub's last call as C received it.
+func (s *abiStub) arg(i int) uintptr { return s.call("StubArg", uintptr(i)) }
+
+func buildABIStub(tb testing.TB) string {
+	tb.Helper()
 	names := stubCompilers[runtime.GOARCH]
 	for _, name := range names {
 		cc, err := exec.LookPath(name)
@@ -52,16 +93,16 @@ func buildABIStub(t *testing.T) string {
 		if out, err := exec.Command(cc, "-dumpmachine").Output(); err != nil || !strings.Contains(string(out), "mingw") {
 			continue // a gcc that does not build Windows DLLs for this GOARCH
 		}
-		dll := filepath.Join(t.TempDir(), "abistub.dll")
+		dll := filepath.Join(tb.TempDir(), "abistub.dll")
 		cmd := exec.Command(cc, "-shared", "-O2", "-Wall", "-Werror", "-o", dll,
 			"testdata/abistub/abistub.c", "testdata/abistub/abistub.def",
 			"-Wl,--kill-at", "-Wl,--enable-stdcall-fixup")
 		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("building the ABI stub with %s: %v\n%s", cc, err, out)
+			tb.Fatalf("building the ABI stub with %s: %v\n%s", cc, err, out)
 		}
 		return dll
 	}
-	t.Skipf("ABI stub: SOCKSTATE_ABI_STUB is unset and no C compiler for windows/%s (%s) is on PATH",
+	tb.Skipf("ABI stub: SOCKSTATE_ABI_STUB is unset and no C compiler for windows/%s (%s) is on PATH",
 		runtime.GOARCH, strings.Join(names, ", "))
 	return ""
 }
@@ -72,24 +113,8 @@ func buildABIStub(t *testing.T) string {
 // cross the Go/C boundary intact, in both directions, and that the C
 // compiler lays the structs out as the Go types and testdata/layout.txt do.
 func TestABIStubProcessSocketNotifications(t *testing.T) {
-	dll := loadABIStub(t)
-	call := func(name string, args ...uintptr) uintptr {
-		t.Helper()
-		proc := dll.NewProc(name)
-		if err := proc.Find(); err != nil {
-			t.Fatal(err)
-		}
-		r, _, _ := proc.Call(args...)
-		return r
-	}
-	arg := func(i int) uintptr { return call("StubArg", uintptr(i)) }
-
-	// Pin the cached probe to the real ws2_32 before the binding is pointed
-	// at the stub; put the real one back afterwards.
-	LoadProcessSocketNotifications()
-	real := procProcessSocketNotifications
-	procProcessSocketNotifications = dll.NewProc("ProcessSocketNotifications")
-	t.Cleanup(func() { procProcessSocketNotifications = real })
+	stub := useABIStub(t)
+	call, arg := stub.call, stub.arg
 
 	t.Run("layout as C sees it", func(t *testing.T) {
 		for key, want := range layoutRows(t) {
@@ -105,7 +130,6 @@ func TestABIStubProcessSocketNotifications(t *testing.T) {
 	})
 
 	t.Run("arguments and arrays", func(t *testing.T) {
-		call("StubSetResult", 0)
 		// Values with bits set in every byte that the fields have.
 		pattern := uint64(0xF0E1D2C3B4A59687)
 		regs := make([]SockNotifyRegistration, 3)
@@ -179,7 +203,6 @@ func TestABIStubProcessSocketNotifications(t *testing.T) {
 	})
 
 	t.Run("nil arrays and zero counts", func(t *testing.T) {
-		call("StubSetResult", 0)
 		if err := ProcessSocketNotifications(windows.Handle(7), 0, nil, 0, 0, nil, nil); err != nil {
 			t.Fatal(err)
 		}
@@ -195,7 +218,7 @@ func TestABIStubProcessSocketNotifications(t *testing.T) {
 			windows.WAIT_TIMEOUT, windows.ERROR_TIMEOUT, windows.WSAENOBUFS,
 			windows.ERROR_INVALID_PARAMETER, windows.Errno(0xFFFFFFFF),
 		} {
-			call("StubSetResult", uintptr(code))
+			stub.setResult(code)
 			err := ProcessSocketNotifications(0, 0, nil, 0, 0, nil, nil)
 			var got windows.Errno
 			if !errors.As(err, &got) || got != code || !errors.Is(err, code) {

@@ -45,7 +45,12 @@ import "golang.org/x/sys/windows"
 //
 // Reference: https://learn.microsoft.com/windows/win32/api/winsock2/nf-winsock2-processsocketnotifications
 func ProcessSocketNotifications(completionPort windows.Handle, registrationCount uint32, registrationInfos *SockNotifyRegistration, timeoutMs uint32, completionCount uint32, completionPortEntries *OverlappedEntry, receivedEntryCount *uint32) error {
-	err := processSocketNotifications(completionPort, registrationCount, registrationInfos, timeoutMs, completionCount, completionPortEntries, receivedEntryCount)
+	return checkLoad(processSocketNotifications(completionPort, registrationCount, registrationInfos, timeoutMs, completionCount, completionPortEntries, receivedEntryCount))
+}
+
+// checkLoad turns the loader's error for a missing export, which the
+// generated call returns, into one that matches ErrNotSupported.
+func checkLoad(err error) error {
 	if loadErr, ok := err.(*windows.DLLError); ok {
 		return notSupported(loadErr)
 	}

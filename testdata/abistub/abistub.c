@@ -35,6 +35,8 @@ typedef struct SOCK_NOTIFY_REGISTRATION {
 static ULONG_PTR args[7];
 static SOCK_NOTIFY_REGISTRATION seen[STUB_MAX_SEEN];
 static DWORD result;
+static UINT32 failMask = 0xFFFFFFFFu; /* registrations (by index, mod 32) to refuse */
+static DWORD failBase = 0xA0000000u;  /* a refused one's result: failBase | index */
 static OVERLAPPED marker;
 
 DWORD WINAPI ProcessSocketNotifications(HANDLE completionPort, UINT32 registrationCount,
@@ -55,7 +57,7 @@ DWORD WINAPI ProcessSocketNotifications(HANDLE completionPort, UINT32 registrati
     for (i = 0; registrationInfos != NULL && i < registrationCount; i++) {
         if (i < STUB_MAX_SEEN)
             seen[i] = registrationInfos[i];
-        registrationInfos[i].registrationResult = 0xA0000000u | i;
+        registrationInfos[i].registrationResult = (failMask >> (i % 32)) & 1 ? failBase | i : 0;
     }
     for (i = 0; completionPortEntries != NULL && i < completionCount; i++) {
         /* Every bit of the pointer-wide fields is set somewhere. */
@@ -71,6 +73,17 @@ DWORD WINAPI ProcessSocketNotifications(HANDLE completionPort, UINT32 registrati
 
 /* StubSetResult sets what the next ProcessSocketNotifications returns. */
 void WINAPI StubSetResult(DWORD code) { result = code; }
+
+/*
+ * StubSetRegistrationResults sets which registrations the next calls refuse:
+ * those whose index (mod 32) has its bit set in mask, with the result
+ * base | index. The others get 0. By default all are refused, base 0xA0000000.
+ */
+void WINAPI StubSetRegistrationResults(UINT32 mask, DWORD base)
+{
+    failMask = mask;
+    failBase = base;
+}
 
 /* StubArg returns argument i (0 to 6) of the last call, widened to a ULONG_PTR. */
 ULONG_PTR WINAPI StubArg(UINT32 i) { return i < 7 ? args[i] : 0; }
