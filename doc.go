@@ -12,6 +12,12 @@
 // [LoadProcessSocketNotifications] or [Supported] to find out at run time.
 // Elsewhere the calls return an error matching [ErrNotSupported].
 //
+// [Process] is the call to use: ProcessSocketNotifications over slices,
+// without allocations, with the OS's pointer and count rules applied and the
+// refused registrations gathered into one [RegistrationError].
+// [SockNotifyRegistration.Validate] checks a registration against the
+// documented rules; [Events], [Op] and [Trigger] print flags as names.
+//
 // The names follow golang.org/x/sys/windows: C names for constants, Go names
 // for types and fields, errors as windows.Errno so that errors.Is works.
 // zsyscall_windows.go is written by mkwinsyscall from the //sys lines of

@@ -24,6 +24,7 @@ state="$work/tests"
 staticcheck_version=v0.8.2  # staticcheck 2026.2.2
 actionlint_version=v1.7.12
 arches=(386 amd64 arm64)
+fuzztime=10s
 
 # tool NAME PACKAGE VERSION: installs a pinned tool once, prints its path.
 tool() {
@@ -92,6 +93,11 @@ else
 	step "go test: windows/386 not run: wine32 is not installed (see setup above); 386 was built and vetted"
 fi
 run_tests "linux/amd64 (portable code)" --
+
+for target in FuzzFormat FuzzCheckRegistration; do
+	step "fuzz $target for $fuzztime under Wine (windows/amd64; seed corpus in testdata/fuzz)"
+	GOOS=windows GOARCH=amd64 go test -run '^$' -fuzz "^$target\$" -fuzztime "$fuzztime" . | tail -n 3
+done
 
 step "staticcheck $staticcheck_version"
 staticcheck="$(tool staticcheck honnef.co/go/tools/cmd/staticcheck $staticcheck_version)"
