@@ -96,7 +96,16 @@ run_tests "linux/amd64 (portable code)" --
 
 for target in FuzzFormat FuzzCheckRegistration; do
 	step "fuzz $target for $fuzztime under Wine (windows/amd64; seed corpus in testdata/fuzz)"
-	GOOS=windows GOARCH=amd64 go test -run '^$' -fuzz "^$target\$" -fuzztime "$fuzztime" . | tail -n 3
+	fuzz() { GOOS=windows GOARCH=amd64 go test -run '^$' -fuzz "^$target\$" -fuzztime "$fuzztime" . >"$work/fuzz" 2>&1; }
+	if ! fuzz; then
+		# A failing input found by the fuzzer is written to testdata/fuzz
+		# and fails the retry too; a hiccup of Wine's worker processes
+		# does not. Show the first failure either way.
+		cat "$work/fuzz"
+		echo "fuzzing $target failed; once more, to tell a finding from a Wine hiccup"
+		fuzz || { cat "$work/fuzz"; fail "fuzzing $target"; }
+	fi
+	tail -n 3 "$work/fuzz"
 done
 
 step "staticcheck $staticcheck_version"
