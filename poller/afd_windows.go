@@ -1,0 +1,201 @@
+package poller
+
+import (
+	"time"
+	"unsafe"
+
+	"golang.org/x/sys/windows"
+
+	"github.com/sockstate/sockstate"
+	"github.com/sockstate/sockstate/internal/afd"
+)
+
+// afdSlot is a slot's AFD state. Its Poll is written by the kernel from
+// Submit until its packet is dequeued, so it is kept (and reused) with the
+// slot, and a slot is freed only after its poll has come back.
+type afdSlot struct {
+	base     windows.Handle // SIO_BASE_HANDLE of the socket
+	poll     *afd.Poll
+	inflight bool // a poll is out
+	resubmit bool // the poll out was cancelled to change it: submit anew
+}
+
+// reset clears the slot's state but keeps its Poll for reuse.
+func (a afdSlot) reset() afdSlot { return afdSlot{poll: a.poll} }
+
+// afdBackend polls each socket with its own IOCTL_AFD_POLL request. A poll
+// completes once, so Level and Edge submit it again after every event, and
+// the one-shot modes wait for Modify.
+type afdBackend struct {
+	p        *Poller
+	dev      *afd.Device
+	inflight int       // polls out, whose packets have not been dequeued
+	rearm    []uintptr // IDs of Level and Edge slots to poll again at the next Wait
+}
+
+func newAFD(p *Poller) (*afdBackend, error) {
+	dev, err := afd.Open(p.port, afdKey)
+	if err != nil {
+		return nil, err
+	}
+	return &afdBackend{p: p, dev: dev}, nil
+}
+
+func (b *afdBackend) arm(i int32) error {
+	sl := &b.p.slots[i]
+	if sl.afd.base == 0 {
+		base, err := afd.BaseHandle(sl.socket)
+		if err != nil {
+			return err
+		}
+		sl.afd.base = base
+	}
+	if sl.afd.inflight {
+		// The poll out asks for the old interest: cancel it, and submit
+		// the new one when it comes back.
+		sl.afd.resubmit = true
+		return b.dev.Cancel(sl.afd.poll)
+	}
+	return b.submit(i)
+}
+
+func (b *afdBackend) submit(i int32) error {
+	sl := &b.p.slots[i]
+	if sl.afd.poll == nil {
+		sl.afd.poll = new(afd.Poll)
+	}
+	if err := b.dev.Submit(sl.afd.poll, sl.afd.base, afdEvents(sl.interest), b.p.id(i)); err != nil {
+		return err
+	}
+	sl.afd.inflight = true
+	b.inflight++
+	return nil
+}
+
+func (b *afdBackend) remove(i int32) (bool, error) {
+	sl := &b.p.slots[i]
+	sl.afd.resubmit = false
+	if !sl.afd.inflight {
+		return true, nil
+	}
+	return false, b.dev.Cancel(sl.afd.poll)
+}
+
+func (b *afdBackend) translate(e rawEntry) (Event, bool) {
+	if e.key != afdKey {
+		return Event{}, false
+	}
+	i, sl := b.p.lookup(e.overlapped)
+	if sl == nil || !sl.afd.inflight {
+		return Event{}, false
+	}
+	sl.afd.inflight = false
+	b.inflight--
+	poll := sl.afd.poll
+	if sl.state == slotDeleting {
+		b.p.release(i)
+		return Event{}, false
+	}
+	if sl.afd.resubmit {
+		sl.afd.resubmit = false
+		if err := b.submit(i); err != nil {
+			b.forget(i)
+		}
+		return Event{}, false
+	}
+	got := poll.Events()
+	if got&afd.POLL_LOCAL_CLOSE != 0 || poll.Err() != nil || poll.Cancelled() {
+		b.forget(i) // closed without Delete, or no longer a socket
+		return Event{}, false
+	}
+	ev := fromAFD(got) & (sl.interest | Error)
+	switch {
+	case ev == 0: // nothing the caller wants: poll again now
+		if err := b.submit(i); err != nil {
+			b.forget(i)
+		}
+		return Event{}, false
+	case sl.mode.oneShot():
+		sl.armed = false
+	default:
+		// Poll again at the next Wait, after the caller has handled this
+		// event: polled now, a socket about to be drained would report
+		// the data that the caller is reading.
+		b.rearm = append(b.rearm, e.overlapped)
+	}
+	return Event{Key: sl.key, Events: ev}, true
+}
+
+func (b *afdBackend) flush() {
+	for _, id := range b.rearm {
+		i, sl := b.p.lookup(id)
+		if sl == nil || sl.state != slotActive || sl.afd.inflight || !sl.armed {
+			continue // deleted, re-armed by Modify, or disarmed since
+		}
+		if err := b.submit(i); err != nil {
+			b.forget(i)
+		}
+	}
+	b.rearm = b.rearm[:0]
+}
+
+// forget frees slot i, whose socket is gone.
+func (b *afdBackend) forget(i int32) {
+	if j, ok := b.p.bySocket[b.p.slots[i].socket]; ok && j == i {
+		delete(b.p.bySocket, b.p.slots[i].socket)
+	}
+	b.p.release(i)
+}
+
+// close cancels every poll and dequeues their packets before it closes the
+// device: until then the kernel may write to the polls' memory.
+func (b *afdBackend) close() {
+	for i := range b.p.slots {
+		if sl := &b.p.slots[i]; sl.afd.inflight {
+			sl.state = slotDeleting
+			b.dev.Cancel(sl.afd.poll)
+		}
+	}
+	var raw [64]rawEntry
+	for deadline := time.Now().Add(10 * time.Second); b.inflight > 0 && time.Now().Before(deadline); {
+		var n uint32
+		if err := sockstate.GetQueuedCompletionStatusEx(b.p.port, (*sockstate.OverlappedEntry)(unsafe.Pointer(&raw[0])), uint32(len(raw)), &n, 100, false); err != nil {
+			continue
+		}
+		for k := range raw[:n] {
+			b.translate(raw[k])
+		}
+	}
+	b.dev.Close()
+}
+
+func afdEvents(i Interest) uint32 {
+	events := uint32(afd.POLL_ABORT | afd.POLL_CONNECT_FAIL | afd.POLL_LOCAL_CLOSE)
+	if i&Readable != 0 {
+		events |= afd.POLL_RECEIVE | afd.POLL_ACCEPT | afd.POLL_DISCONNECT
+	}
+	if i&Writable != 0 {
+		events |= afd.POLL_SEND
+	}
+	if i&HangUp != 0 {
+		events |= afd.POLL_DISCONNECT
+	}
+	return events
+}
+
+func fromAFD(events uint32) Interest {
+	var i Interest
+	if events&(afd.POLL_RECEIVE|afd.POLL_ACCEPT|afd.POLL_DISCONNECT) != 0 {
+		i |= Readable // end of stream reads as 0 bytes
+	}
+	if events&afd.POLL_SEND != 0 {
+		i |= Writable
+	}
+	if events&(afd.POLL_DISCONNECT|afd.POLL_ABORT) != 0 {
+		i |= HangUp
+	}
+	if events&(afd.POLL_ABORT|afd.POLL_CONNECT_FAIL) != 0 {
+		i |= Error
+	}
+	return i
+}

@@ -1,0 +1,543 @@
+//go:build windows
+
+package poller
+
+import (
+	"errors"
+	"sync"
+	"testing"
+	"time"
+
+	"golang.org/x/sys/windows"
+
+	"github.com/sockstate/sockstate"
+	"github.com/sockstate/sockstate/internal/winsock"
+)
+
+const quiet = 200 * time.Millisecond
+
+// backends returns the backends this Windows has; every conformance test
+// runs on each.
+func backends() []Backend {
+	if sockstate.Supported() {
+		return []Backend{AFD, SocketNotifications}
+	}
+	return []Backend{AFD}
+}
+
+// forEachBackend runs test on a new Poller of every available backend.
+func forEachBackend(t *testing.T, test func(t *testing.T, p *Poller)) {
+	t.Helper()
+	if !sockstate.Supported() {
+		t.Logf("only AFD here: %v", sockstate.LoadProcessSocketNotifications())
+	}
+	for _, b := range backends() {
+		t.Run(b.String(), func(t *testing.T) {
+			p, err := New(WithBackend(b))
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { p.Close() })
+			test(t, p)
+		})
+	}
+}
+
+func pair(t *testing.T) (client, server windows.Handle) {
+	t.Helper()
+	client, server, err := winsock.Pair()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { windows.Closesocket(client); windows.Closesocket(server) })
+	if err := winsock.SetNonblock(server, true); err != nil {
+		t.Fatal(err)
+	}
+	return client, server
+}
+
+func send(t *testing.T, s windows.Handle, msg string) {
+	t.Helper()
+	if n, err := winsock.Send(s, []byte(msg)); err != nil || n != len(msg) {
+		t.Fatalf("send: %d, %v", n, err)
+	}
+}
+
+func drain(t *testing.T, s windows.Handle) string {
+	t.Helper()
+	var got []byte
+	buf := make([]byte, 256)
+	for {
+		n, err := winsock.Recv(s, buf)
+		if errors.Is(err, windows.WSAEWOULDBLOCK) || (err == nil && n == 0) {
+			return string(got)
+		}
+		if err != nil {
+			t.Fatalf("recv: %v", err)
+		}
+		got = append(got, buf[:n]...)
+	}
+}
+
+// expect waits up to 5 s for an event for key with all of want.
+func expect(t *testing.T, p *Poller, key uint64, want Interest) Interest {
+	t.Helper()
+	events := make([]Event, 8)
+	deadline := time.Now().Add(5 * time.Second)
+	for time.Now().Before(deadline) {
+		n, err := p.Wait(events, time.Until(deadline))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range events[:n] {
+			if e.Key == key && e.Events&want == want {
+				return e.Events
+			}
+			t.Logf("while waiting for %v of key %d: %v of key %d", want, key, e.Events, e.Key)
+		}
+	}
+	t.Fatalf("no %v for key %d within 5 s", want, key)
+	return 0
+}
+
+// expectQuiet requires no event for key within d.
+func expectQuiet(t *testing.T, p *Poller, key uint64, d time.Duration) {
+	t.Helper()
+	events := make([]Event, 8)
+	deadline := time.Now().Add(d)
+	for time.Now().Before(deadline) {
+		n, err := p.Wait(events, time.Until(deadline))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range events[:n] {
+			if e.Key == key {
+				t.Fatalf("unexpected %v for key %d", e.Events, key)
+			}
+		}
+	}
+}
+
+func TestBackendChoice(t *testing.T) {
+	p, err := New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	want := AFD
+	if sockstate.Supported() {
+		want = SocketNotifications
+	}
+	if p.Backend() != want {
+		t.Errorf("New picked %v, want %v", p.Backend(), want)
+	}
+	_, err = New(WithBackend(SocketNotifications))
+	if sockstate.Supported() != (err == nil) {
+		t.Errorf("forcing ProcessSocketNotifications: %v (supported: %v)", err, sockstate.Supported())
+	}
+	if err != nil && !errors.Is(err, sockstate.ErrNotSupported) {
+		t.Errorf("error %v does not match sockstate.ErrNotSupported", err)
+	}
+	if _, err := New(WithBackend(Backend(9))); err == nil {
+		t.Error("an unknown backend was accepted")
+	}
+}
+
+func TestLevel(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, p *Poller) {
+		client, server := pair(t)
+		if err := p.Add(server, 1, Readable, Level); err != nil {
+			t.Fatal(err)
+		}
+		expectQuiet(t, p, 1, quiet)
+		send(t, client, "ping")
+		expect(t, p, 1, Readable)
+		expect(t, p, 1, Readable) // unread: reported again
+		if got := drain(t, server); got != "ping" {
+			t.Fatalf("read %q", got)
+		}
+	})
+}
+
+func TestEvents(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, p *Poller) {
+		t.Run("writable", func(t *testing.T) {
+			_, server := pair(t)
+			if err := p.Add(server, 2, Writable, Level); err != nil {
+				t.Fatal(err)
+			}
+			expect(t, p, 2, Writable)
+			p.Delete(server)
+		})
+		t.Run("accept", func(t *testing.T) {
+			l, addr, err := winsock.Listen()
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer windows.Closesocket(l)
+			if err := p.Add(l, 3, Readable, Level); err != nil {
+				t.Fatal(err)
+			}
+			c, err := winsock.Dial(addr)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer windows.Closesocket(c)
+			expect(t, p, 3, Readable)
+			p.Delete(l)
+		})
+		t.Run("hang-up", func(t *testing.T) {
+			client, server := pair(t)
+			if err := p.Add(server, 4, Readable|HangUp, Level); err != nil {
+				t.Fatal(err)
+			}
+			windows.Shutdown(client, windows.SHUT_WR)
+			expect(t, p, 4, HangUp)
+			p.Delete(server)
+		})
+		t.Run("reset", func(t *testing.T) {
+			client, server := pair(t)
+			if err := p.Add(server, 5, Readable|HangUp, Level); err != nil {
+				t.Fatal(err)
+			}
+			linger := windows.Linger{Onoff: 1, Linger: 0}
+			windows.SetsockoptLinger(client, windows.SOL_SOCKET, windows.SO_LINGER, &linger)
+			windows.Closesocket(client)
+			ev := expect(t, p, 5, 0)
+			if ev&(HangUp|Error) == 0 {
+				t.Errorf("a reset gave %v, want HangUp or Error", ev)
+			}
+			p.Delete(server)
+		})
+	})
+}
+
+func TestOneShot(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, p *Poller) {
+		client, server := pair(t)
+		if err := p.Add(server, 6, Readable, OneShotLevel); err != nil {
+			t.Fatal(err)
+		}
+		send(t, client, "x")
+		expect(t, p, 6, Readable)
+		expectQuiet(t, p, 6, quiet) // disarmed, though unread
+		if err := p.Modify(server, 6, Readable, OneShotLevel); err != nil {
+			t.Fatal(err)
+		}
+		expect(t, p, 6, Readable)
+	})
+}
+
+func TestEdge(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, p *Poller) {
+		client, server := pair(t)
+		if err := p.Add(server, 7, Readable, Edge); err != nil {
+			t.Fatal(err)
+		}
+		send(t, client, "one")
+		expect(t, p, 7, Readable)
+		if got := drain(t, server); got != "one" {
+			t.Fatalf("read %q", got)
+		}
+		expectQuiet(t, p, 7, quiet) // drained: no edge
+		send(t, client, "two")
+		expect(t, p, 7, Readable)
+		if got := drain(t, server); got != "two" {
+			t.Fatalf("read %q", got)
+		}
+	})
+}
+
+// TestEdgeUndrained records the documented difference: an edge registration
+// that is not drained is reported again on AFD, and not on
+// ProcessSocketNotifications.
+func TestEdgeUndrained(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, p *Poller) {
+		client, server := pair(t)
+		if err := p.Add(server, 8, Readable, Edge); err != nil {
+			t.Fatal(err)
+		}
+		send(t, client, "x")
+		expect(t, p, 8, Readable)
+		if p.Backend() == AFD {
+			expect(t, p, 8, Readable)
+		} else {
+			expectQuiet(t, p, 8, quiet)
+		}
+	})
+}
+
+func TestModify(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, p *Poller) {
+		client, server := pair(t)
+		if err := p.Add(server, 10, Readable, Level); err != nil {
+			t.Fatal(err)
+		}
+		if err := p.Modify(server, 11, Readable, Level); err != nil { // the key only
+			t.Fatal(err)
+		}
+		send(t, client, "x")
+		expect(t, p, 11, Readable)
+		if err := p.Modify(server, 12, Writable, Level); err != nil { // the interest
+			t.Fatal(err)
+		}
+		if ev := expect(t, p, 12, Writable); ev&Readable != 0 {
+			t.Errorf("Readable reported after Modify to Writable: %v", ev)
+		}
+	})
+}
+
+func TestDelete(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, p *Poller) {
+		client, server := pair(t)
+		if err := p.Add(server, 20, Readable, Level); err != nil {
+			t.Fatal(err)
+		}
+		send(t, client, "x") // readiness queued, maybe, before the Delete
+		if err := p.Delete(server); err != nil {
+			t.Fatal(err)
+		}
+		expectQuiet(t, p, 20, quiet)
+		if err := p.Delete(server); !errors.Is(err, ErrNotRegistered) {
+			t.Errorf("second Delete: %v, want ErrNotRegistered", err)
+		}
+		if err := p.Modify(server, 20, Readable, Level); !errors.Is(err, ErrNotRegistered) {
+			t.Errorf("Modify after Delete: %v, want ErrNotRegistered", err)
+		}
+		// Added again, it works again.
+		if err := p.Add(server, 21, Readable, Level); err != nil {
+			t.Fatal(err)
+		}
+		expect(t, p, 21, Readable)
+	})
+}
+
+// TestDeleteWhileWaiting: Delete returns while another goroutine sits in
+// Wait, and the slot comes back for reuse once the OS confirms.
+func TestDeleteWhileWaiting(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, p *Poller) {
+		_, server := pair(t)
+		if err := p.Add(server, 30, Readable, Level); err != nil {
+			t.Fatal(err)
+		}
+		var wg sync.WaitGroup
+		got := make(chan []Event, 1)
+		wg.Go(func() {
+			var all []Event
+			events := make([]Event, 8)
+			for {
+				n, err := p.Wait(events, -1)
+				all = append(all, events[:n]...)
+				if err != nil || n == 0 { // woken
+					got <- all
+					return
+				}
+			}
+		})
+		time.Sleep(50 * time.Millisecond) // let it block
+		done := make(chan error)
+		go func() { done <- p.Delete(server) }()
+		select {
+		case err := <-done:
+			if err != nil {
+				t.Fatal(err)
+			}
+		case <-time.After(5 * time.Second):
+			t.Fatal("Delete blocked while another goroutine waited")
+		}
+		deadline := time.Now().Add(5 * time.Second)
+		for p.slotsInUse() > 0 && time.Now().Before(deadline) {
+			time.Sleep(10 * time.Millisecond)
+		}
+		if n := p.slotsInUse(); n != 0 {
+			t.Errorf("%d slots in use after the OS confirmed the removal", n)
+		}
+		p.Wake()
+		wg.Wait()
+		if evs := <-got; len(evs) != 0 {
+			t.Errorf("events of a deleted socket: %v", evs)
+		}
+	})
+}
+
+// slotsInUse counts the slots not free, for the lifecycle tests.
+func (p *Poller) slotsInUse() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return len(p.slots) - len(p.free)
+}
+
+func TestClosedWithoutDelete(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, p *Poller) {
+		s, _, err := winsock.UDP()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := p.Add(s, 40, Readable, Level); err != nil {
+			t.Fatal(err)
+		}
+		windows.Closesocket(s)
+		expectQuiet(t, p, 40, quiet)
+		if p.Backend() == AFD {
+			if n := p.slotsInUse(); n != 0 {
+				t.Errorf("AFD: %d slots in use after the socket was closed", n)
+			}
+			return
+		}
+		// ProcessSocketNotifications says nothing: Delete cleans up.
+		if err := p.Delete(s); err != nil {
+			t.Fatal(err)
+		}
+		if n := p.slotsInUse(); n != 0 {
+			t.Errorf("%d slots in use after Delete of a closed socket", n)
+		}
+	})
+}
+
+func TestWakeAndClose(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, p *Poller) {
+		woke := make(chan error)
+		go func() {
+			_, err := p.Wait(make([]Event, 4), -1)
+			woke <- err
+		}()
+		time.Sleep(20 * time.Millisecond)
+		if err := p.Wake(); err != nil {
+			t.Fatal(err)
+		}
+		select {
+		case err := <-woke:
+			if err != nil {
+				t.Fatal(err)
+			}
+		case <-time.After(5 * time.Second):
+			t.Fatal("Wake did not interrupt Wait")
+		}
+
+		const waiters = 4
+		errs := make(chan error, waiters)
+		for range waiters {
+			go func() {
+				_, err := p.Wait(nil, -1)
+				errs <- err
+			}()
+		}
+		time.Sleep(20 * time.Millisecond)
+		if err := p.Close(); err != nil {
+			t.Fatal(err)
+		}
+		for range waiters {
+			select {
+			case err := <-errs:
+				if !errors.Is(err, ErrClosed) {
+					t.Errorf("Wait after Close: %v", err)
+				}
+			case <-time.After(5 * time.Second):
+				t.Fatal("Close did not wake every Wait")
+			}
+		}
+		_, server := pair(t)
+		for name, err := range map[string]error{
+			"Add":    p.Add(server, 1, Readable, Level),
+			"Wait":   func() error { _, err := p.Wait(nil, 0); return err }(),
+			"Wake":   p.Wake(),
+			"Close":  p.Close(),
+			"Delete": p.Delete(server),
+		} {
+			if !errors.Is(err, ErrClosed) {
+				t.Errorf("%s after Close: %v, want ErrClosed", name, err)
+			}
+		}
+	})
+}
+
+// TestOneShotGoesToOneWaiter: with several goroutines in Wait, each
+// one-shot readiness is delivered exactly once.
+func TestOneShotGoesToOneWaiter(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, p *Poller) {
+		const sockets, waiters = 40, 4
+		for i := range sockets {
+			client, server := pair(t)
+			if err := p.Add(server, uint64(i), Readable, OneShotLevel); err != nil {
+				t.Fatal(err)
+			}
+			send(t, client, "x")
+		}
+		var mu sync.Mutex
+		seen := make(map[uint64]int)
+		var wg sync.WaitGroup
+		for range waiters {
+			wg.Go(func() {
+				events := make([]Event, 4)
+				for {
+					n, err := p.Wait(events, 500*time.Millisecond)
+					if err != nil || n == 0 {
+						return
+					}
+					mu.Lock()
+					for _, e := range events[:n] {
+						seen[e.Key]++
+					}
+					mu.Unlock()
+				}
+			})
+		}
+		wg.Wait()
+		if len(seen) != sockets {
+			t.Errorf("%d of %d sockets reported", len(seen), sockets)
+		}
+		for key, n := range seen {
+			if n != 1 {
+				t.Errorf("key %d reported %d times", key, n)
+			}
+		}
+	})
+}
+
+func TestBadInput(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, p *Poller) {
+		_, server := pair(t)
+		event, err := windows.CreateEvent(nil, 0, 0, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer windows.CloseHandle(event)
+		for name, err := range map[string]error{
+			"invalid handle":   p.Add(windows.InvalidHandle, 1, Readable, Level),
+			"zero handle":      p.Add(0, 1, Readable, Level),
+			"Error interest":   p.Add(server, 1, Error, Level),
+			"unknown interest": p.Add(server, 1, 0x40, Level),
+			"unknown mode":     p.Add(server, 1, Readable, Mode(7)),
+			"not a socket":     p.Add(event, 1, Readable, Level),
+			"modify unknown":   p.Modify(server, 1, Readable, Level),
+			"delete unknown":   p.Delete(server),
+		} {
+			if err == nil {
+				t.Errorf("%s: accepted", name)
+			}
+		}
+		if n := p.slotsInUse(); n != 0 {
+			t.Errorf("%d slots in use after refused input", n)
+		}
+	})
+}
+
+func TestWaitAllocs(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, p *Poller) {
+		client, server := pair(t)
+		if err := p.Add(server, 1, Readable, Level); err != nil {
+			t.Fatal(err)
+		}
+		send(t, client, "x") // level: every Wait reports it
+		expect(t, p, 1, Readable)
+		events := make([]Event, 8)
+		allocs := testing.AllocsPerRun(50, func() {
+			if n, err := p.Wait(events, 5*time.Second); n == 0 || err != nil {
+				t.Fatalf("Wait: %d, %v", n, err)
+			}
+		})
+		if allocs != 0 {
+			t.Errorf("%.1f allocations a Wait that returns events", allocs)
+		}
+	})
+}

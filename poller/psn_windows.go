@@ -1,0 +1,118 @@
+package poller
+
+import (
+	"errors"
+
+	"github.com/sockstate/sockstate"
+)
+
+// psn is the ProcessSocketNotifications backend: the OS keeps the trigger
+// modes itself, and a slot is freed on its SOCK_NOTIFY_EVENT_REMOVE.
+type psn struct{ p *Poller }
+
+func (b *psn) arm(i int32) error {
+	sl := &b.p.slots[i]
+	return b.apply(sockstate.SockNotifyRegistration{
+		Socket:        sl.socket,
+		CompletionKey: b.p.id(i),
+		EventFilter:   sockNotifyFilter(sl.interest),
+		Operation:     sockstate.SOCK_NOTIFY_OP_ENABLE,
+		TriggerFlags:  sockNotifyTrigger(sl.mode),
+	})
+}
+
+func (b *psn) remove(i int32) (bool, error) {
+	sl := &b.p.slots[i]
+	err := b.apply(sockstate.SockNotifyRegistration{Socket: sl.socket, CompletionKey: b.p.id(i), Operation: sockstate.SOCK_NOTIFY_OP_REMOVE})
+	var refused *sockstate.RegistrationError
+	if errors.As(err, &refused) {
+		// The OS has no such registration: the socket was closed, which
+		// removed it silently. Nothing will come; free the slot now.
+		return true, nil
+	}
+	// On success SOCK_NOTIFY_EVENT_REMOVE will free the slot; if the call
+	// itself failed, nothing was applied and nothing will come.
+	return err != nil, err
+}
+
+func (b *psn) apply(reg sockstate.SockNotifyRegistration) error {
+	regs := [1]sockstate.SockNotifyRegistration{reg}
+	_, err := sockstate.Process(b.p.port, regs[:], nil, 0)
+	return err
+}
+
+func (b *psn) translate(e rawEntry) (Event, bool) {
+	i, sl := b.p.lookup(e.key)
+	if sl == nil {
+		return Event{}, false // a packet of a registration that is gone
+	}
+	if e.bytes&sockstate.SOCK_NOTIFY_EVENT_REMOVE != 0 {
+		if sl.state == slotDeleting {
+			b.p.release(i)
+		}
+		return Event{}, false
+	}
+	if sl.state != slotActive {
+		return Event{}, false
+	}
+	ev := fromSockNotify(e.bytes) & (sl.interest | Error)
+	if sl.mode.oneShot() {
+		sl.armed = false
+		if ev == 0 { // fired for nothing the caller wants: re-arm it ourselves
+			if err := b.arm(i); err == nil {
+				sl.armed = true
+			}
+		}
+	}
+	if ev == 0 {
+		return Event{}, false
+	}
+	return Event{Key: sl.key, Events: ev}, true
+}
+
+func (b *psn) flush() {} // the OS re-arms persistent registrations itself
+
+func (b *psn) close() {}
+
+func sockNotifyFilter(i Interest) uint16 {
+	var f uint16
+	if i&Readable != 0 {
+		f |= sockstate.SOCK_NOTIFY_REGISTER_EVENT_IN
+	}
+	if i&Writable != 0 {
+		f |= sockstate.SOCK_NOTIFY_REGISTER_EVENT_OUT
+	}
+	if i&HangUp != 0 {
+		f |= sockstate.SOCK_NOTIFY_REGISTER_EVENT_HANGUP
+	}
+	return f
+}
+
+func sockNotifyTrigger(m Mode) uint8 {
+	switch m {
+	case Edge:
+		return sockstate.SOCK_NOTIFY_TRIGGER_PERSISTENT | sockstate.SOCK_NOTIFY_TRIGGER_EDGE
+	case OneShotLevel:
+		return sockstate.SOCK_NOTIFY_TRIGGER_ONESHOT | sockstate.SOCK_NOTIFY_TRIGGER_LEVEL
+	case OneShotEdge:
+		return sockstate.SOCK_NOTIFY_TRIGGER_ONESHOT | sockstate.SOCK_NOTIFY_TRIGGER_EDGE
+	}
+	return sockstate.SOCK_NOTIFY_TRIGGER_PERSISTENT | sockstate.SOCK_NOTIFY_TRIGGER_LEVEL
+}
+
+func fromSockNotify(events uint32) Interest {
+	var i Interest
+	if events&sockstate.SOCK_NOTIFY_EVENT_IN != 0 {
+		i |= Readable
+	}
+	if events&sockstate.SOCK_NOTIFY_EVENT_OUT != 0 {
+		i |= Writable
+	}
+	if events&sockstate.SOCK_NOTIFY_EVENT_HANGUP != 0 {
+		i |= HangUp
+	}
+	if events&sockstate.SOCK_NOTIFY_EVENT_ERR != 0 {
+		i |= Error
+	}
+	return i
+}
