@@ -95,12 +95,16 @@ func bind(s windows.Handle, listen bool) (*windows.SockaddrInet4, error) {
 }
 
 // Dial opens a TCP socket and connects it to addr, blocking until done.
+// Several goroutines may dial one addr at once.
 func Dial(addr *windows.SockaddrInet4) (windows.Handle, error) {
 	s, err := Socket(windows.AF_INET, windows.SOCK_STREAM, windows.IPPROTO_TCP)
 	if err != nil {
 		return windows.InvalidHandle, err
 	}
-	if err := windows.Connect(s, addr); err != nil {
+	// A copy: x/sys encodes a Sockaddr into the value itself, so sharing
+	// one between goroutines is a data race.
+	to := *addr
+	if err := windows.Connect(s, &to); err != nil {
 		windows.Closesocket(s)
 		return windows.InvalidHandle, err
 	}
