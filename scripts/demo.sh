@@ -1,14 +1,17 @@
 #!/usr/bin/env bash
 # The main job, on a Linux (Debian) machine: the README's demo command. It
-# installs what it needs (see scripts/setup.sh) and runs every program under
-# examples/ under Wine, stopping at the first that fails.
+# installs what it needs (see scripts/setup.sh), then, under Wine, tells
+# whether this Windows has ProcessSocketNotifications (examples/probe) and
+# runs the echo server demo on the best backend (cmd/echodemo), with the
+# flags given here (see -help), by default 100 clients x 200 messages.
 #
-# On Windows, run "go run ./examples/NAME" instead.
+# On Windows, run "go run ./cmd/echodemo" instead.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # shellcheck source=scripts/setup.sh
 SOCKSTATE_WINE32=no source scripts/setup.sh
-for dir in examples/*/; do
-	printf '\n==> go run ./%s\n' "${dir%/}"
-	GOOS=windows GOARCH=amd64 go run "./${dir%/}"
-done
+[ $# -gt 0 ] || set -- -clients 100 -messages 200
+printf '\n==> go run ./examples/probe\n'
+GOOS=windows GOARCH=amd64 go run ./examples/probe
+printf '\n==> go run ./cmd/echodemo %s\n' "$*"
+GOOS=windows GOARCH=amd64 go run ./cmd/echodemo "$@"

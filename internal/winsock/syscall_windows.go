@@ -10,3 +10,4 @@ const socketError = uintptr(^uint32(0))
 //sys	ioctlsocket(s windows.Handle, cmd uint32, arg *uint32) (err error) [failretval==socketError] = ws2_32.ioctlsocket
 //sys	recv(s windows.Handle, buf []byte, flags int32) (n int32, err error) [failretval==-1] = ws2_32.recv
 //sys	send(s windows.Handle, buf []byte, flags int32) (n int32, err error) [failretval==-1] = ws2_32.send
+//sys	wsaPoll(fds *PollFd, nfds uint32, timeout int32) (n int32, err error) [failretval==-1] = ws2_32.WSAPoll

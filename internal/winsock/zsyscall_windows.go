@@ -40,11 +40,21 @@ func errnoErr(e syscall.Errno) error {
 var (
 	modws2_32 = windows.NewLazySystemDLL("ws2_32.dll")
 
+	procWSAPoll     = modws2_32.NewProc("WSAPoll")
 	procaccept      = modws2_32.NewProc("accept")
 	procioctlsocket = modws2_32.NewProc("ioctlsocket")
 	procrecv        = modws2_32.NewProc("recv")
 	procsend        = modws2_32.NewProc("send")
 )
+
+func wsaPoll(fds *PollFd, nfds uint32, timeout int32) (n int32, err error) {
+	r0, _, e1 := syscall.SyscallN(procWSAPoll.Addr(), uintptr(unsafe.Pointer(fds)), uintptr(nfds), uintptr(timeout))
+	n = int32(r0)
+	if n == -1 {
+		err = errnoErr(e1)
+	}
+	return
+}
 
 func accept(s windows.Handle, addr *windows.RawSockaddrAny, addrlen *int32) (fd windows.Handle, err error) {
 	r0, _, e1 := syscall.SyscallN(procaccept.Addr(), uintptr(s), uintptr(unsafe.Pointer(addr)), uintptr(unsafe.Pointer(addrlen)))

@@ -1,0 +1,115 @@
+package echo
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"golang.org/x/sys/windows"
+
+	"github.com/sockstate/sockstate/internal/winsock"
+)
+
+// Load is what Run sends: Clients connections at once, each sending
+// Messages messages of Size bytes, one at a time, each read back before the
+// next is sent.
+type Load struct {
+	Clients, Messages, Size int
+	// Done, if set, counts the messages echoed so far.
+	Done *atomic.Int64
+}
+
+// Result is what Run measured.
+type Result struct {
+	Connections int
+	Messages    int
+	Bytes       int64
+	Elapsed     time.Duration
+	Latencies   []time.Duration // one a message, sorted
+}
+
+// Percentile returns the latency below which the fraction q of the
+// messages stayed.
+func (r Result) Percentile(q float64) time.Duration {
+	if len(r.Latencies) == 0 {
+		return 0
+	}
+	i := int(q * float64(len(r.Latencies)-1))
+	return r.Latencies[i]
+}
+
+// Run drives the load against the echo server at addr and checks that every
+// byte of every message came back, in order. It returns the first
+// mismatch or socket error.
+func Run(addr *windows.SockaddrInet4, load Load) (Result, error) {
+	if load.Clients < 1 || load.Messages < 1 || load.Size < 1 {
+		return Result{}, fmt.Errorf("echo: %d clients, %d messages of %d bytes: each must be at least 1", load.Clients, load.Messages, load.Size)
+	}
+	latencies := make([][]time.Duration, load.Clients)
+	errs := make([]error, load.Clients)
+	start := time.Now()
+	var wg sync.WaitGroup
+	for i := range load.Clients {
+		wg.Go(func() { latencies[i], errs[i] = client(addr, i, load) })
+	}
+	wg.Wait()
+	r := Result{Elapsed: time.Since(start), Latencies: slices.Concat(latencies...)}
+	if err := errors.Join(errs...); err != nil {
+		return r, err
+	}
+	slices.Sort(r.Latencies)
+	r.Connections = load.Clients
+	r.Messages = load.Clients * load.Messages
+	r.Bytes = int64(r.Messages) * int64(load.Size)
+	return r, nil
+}
+
+func client(addr *windows.SockaddrInet4, id int, load Load) ([]time.Duration, error) {
+	s, err := winsock.Dial(addr)
+	if err != nil {
+		return nil, fmt.Errorf("client %d: %w", id, err)
+	}
+	defer windows.Closesocket(s)
+	msg := make([]byte, load.Size)
+	back := make([]byte, load.Size)
+	latencies := make([]time.Duration, 0, load.Messages)
+	for m := range load.Messages {
+		for k := range msg { // every message its own bytes
+			msg[k] = byte(id*31 + m*7 + k)
+		}
+		t0 := time.Now()
+		if err := sendAll(s, msg); err != nil {
+			return latencies, fmt.Errorf("client %d, message %d: %w", id, m, err)
+		}
+		if err := recvFull(s, back); err != nil {
+			return latencies, fmt.Errorf("client %d, message %d: %w", id, m, err)
+		}
+		latencies = append(latencies, time.Since(t0))
+		if !bytes.Equal(back, msg) {
+			return latencies, fmt.Errorf("client %d, message %d: the echo differs", id, m)
+		}
+		if load.Done != nil {
+			load.Done.Add(1)
+		}
+	}
+	return latencies, windows.Shutdown(s, windows.SHUT_WR)
+}
+
+// recvFull fills b from the blocking socket s.
+func recvFull(s windows.Handle, b []byte) error {
+	for len(b) > 0 {
+		n, err := winsock.Recv(s, b)
+		if err != nil {
+			return fmt.Errorf("recv: %w", err)
+		}
+		if n == 0 {
+			return errors.New("recv: the server closed the connection")
+		}
+		b = b[n:]
+	}
+	return nil
+}

@@ -1,0 +1,181 @@
+// Package echo is a TCP echo server on the poller, and the load that the
+// demo and the benchmarks drive it with: clients that each send messages
+// one at a time and check that every byte comes back.
+package echo
+
+import (
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"golang.org/x/sys/windows"
+
+	"github.com/sockstate/sockstate/internal/winsock"
+	"github.com/sockstate/sockstate/poller"
+)
+
+// listenerKey is the listener's key; connections' keys are their sockets.
+const listenerKey = 0
+
+// Server echoes every connection accepted on its listener, with several
+// goroutines waiting on one poller and one-shot registrations: each
+// readiness goes to one goroutine, which reads, writes back, and re-arms.
+type Server struct {
+	p        *poller.Poller
+	listener windows.Handle
+	addr     *windows.SockaddrInet4
+	workers  sync.WaitGroup
+
+	mu  sync.Mutex
+	err error
+}
+
+// Listen starts an echo server on 127.0.0.1 with the given poller backend
+// and number of goroutines.
+func Listen(backend poller.Backend, goroutines int) (*Server, error) {
+	if goroutines < 1 {
+		return nil, fmt.Errorf("echo: %d goroutines", goroutines)
+	}
+	p, err := poller.New(poller.WithBackend(backend))
+	if err != nil {
+		return nil, err
+	}
+	l, addr, err := winsock.Listen()
+	if err != nil {
+		p.Close()
+		return nil, err
+	}
+	s := &Server{p: p, listener: l, addr: addr}
+	if err := winsock.SetNonblock(l, true); err != nil {
+		s.shut()
+		return nil, err
+	}
+	if err := p.Add(l, listenerKey, poller.Readable, poller.OneShotLevel); err != nil {
+		s.shut()
+		return nil, err
+	}
+	for range goroutines {
+		s.workers.Go(s.work)
+	}
+	return s, nil
+}
+
+// Addr is the server's address.
+func (s *Server) Addr() *windows.SockaddrInet4 { return s.addr }
+
+// Backend is the poller's backend.
+func (s *Server) Backend() poller.Backend { return s.p.Backend() }
+
+// Close stops the goroutines and returns the first error they met.
+func (s *Server) Close() error {
+	s.p.Close()
+	s.workers.Wait()
+	windows.Closesocket(s.listener)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.err
+}
+
+func (s *Server) shut() {
+	s.p.Close()
+	windows.Closesocket(s.listener)
+}
+
+func (s *Server) fail(err error) {
+	s.mu.Lock()
+	s.err = errors.Join(s.err, err)
+	s.mu.Unlock()
+}
+
+func (s *Server) work() {
+	events := make([]poller.Event, 16)
+	buf := make([]byte, 64<<10)
+	for {
+		n, err := s.p.Wait(events, -1)
+		if err != nil {
+			if !errors.Is(err, poller.ErrClosed) {
+				s.fail(err)
+			}
+			return
+		}
+		for _, e := range events[:n] {
+			if e.Key == listenerKey {
+				s.accept()
+				continue
+			}
+			s.serve(windows.Handle(e.Key), buf)
+		}
+	}
+}
+
+// accept takes every waiting connection, then re-arms the listener.
+func (s *Server) accept() {
+	for {
+		c, err := winsock.Accept(s.listener)
+		if errors.Is(err, windows.WSAEWOULDBLOCK) {
+			break
+		}
+		if err != nil {
+			s.fail(fmt.Errorf("accept: %w", err))
+			break
+		}
+		if err := winsock.SetNonblock(c, true); err != nil {
+			s.fail(err)
+			windows.Closesocket(c)
+			continue
+		}
+		if err := s.p.Add(c, uint64(c), poller.Readable|poller.HangUp, poller.OneShotLevel); err != nil {
+			s.fail(err)
+			windows.Closesocket(c)
+		}
+	}
+	if err := s.p.Modify(s.listener, listenerKey, poller.Readable, poller.OneShotLevel); err != nil && !errors.Is(err, poller.ErrClosed) {
+		s.fail(err)
+	}
+}
+
+// serve reads what connection c has, echoes it, and re-arms c; at the end
+// of its stream it deletes and closes c.
+func (s *Server) serve(c windows.Handle, buf []byte) {
+	n, err := winsock.Recv(c, buf)
+	switch {
+	case errors.Is(err, windows.WSAEWOULDBLOCK):
+	case err != nil || n == 0:
+		if err != nil && !errors.Is(err, windows.WSAECONNRESET) {
+			s.fail(fmt.Errorf("recv: %w", err))
+		}
+		s.p.Delete(c)
+		windows.Closesocket(c)
+		return
+	default:
+		if err := sendAll(c, buf[:n]); err != nil {
+			s.fail(err)
+		}
+	}
+	if err := s.p.Modify(c, uint64(c), poller.Readable|poller.HangUp, poller.OneShotLevel); err != nil && !errors.Is(err, poller.ErrClosed) {
+		s.fail(err)
+	}
+}
+
+// sendAll writes all of b to the non-blocking socket c. The clients send
+// one message at a time and read its echo first, so the socket's buffer
+// has room; a full buffer is waited out briefly all the same.
+func sendAll(c windows.Handle, b []byte) error {
+	deadline := time.Now().Add(10 * time.Second)
+	for len(b) > 0 {
+		n, err := winsock.Send(c, b)
+		if errors.Is(err, windows.WSAEWOULDBLOCK) {
+			if time.Now().After(deadline) {
+				return errors.New("send: the peer has not read for 10 s")
+			}
+			time.Sleep(time.Millisecond)
+			continue
+		}
+		if err != nil {
+			return fmt.Errorf("send: %w", err)
+		}
+		b = b[n:]
+	}
+	return nil
+}
