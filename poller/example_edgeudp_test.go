@@ -1,0 +1,104 @@
+//go:build windows
+
+package poller_test
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"golang.org/x/sys/windows"
+
+	"github.com/sockstate/sockstate/internal/winsock"
+	"github.com/sockstate/sockstate/poller"
+)
+
+// An edge-triggered UDP server: the socket is added before it is bound, so
+// that no datagram arrives unnoticed, and after every event it is drained
+// until WSAEWOULDBLOCK, as edge triggering requires. It stops when every
+// datagram is counted; UDP has no hang-up.
+func Example_edgeTriggeredUDP() {
+	got, err := edgeTriggeredUDP(100)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println("received", got, "datagrams")
+	// Output: received 100 datagrams
+}
+
+func edgeTriggeredUDP(datagrams int) (int, error) {
+	if datagrams < 1 || datagrams > 256 {
+		return 0, fmt.Errorf("%d datagrams: one byte numbers 1 to 256", datagrams)
+	}
+	p, err := poller.New()
+	if err != nil {
+		return 0, err
+	}
+	defer p.Close()
+	s, err := winsock.Socket(windows.AF_INET, windows.SOCK_DGRAM, windows.IPPROTO_UDP)
+	if err != nil {
+		return 0, err
+	}
+	defer windows.Closesocket(s)
+	if err := winsock.SetNonblock(s, true); err != nil {
+		return 0, err
+	}
+	if err := p.Add(s, 1, poller.Readable, poller.Edge); err != nil {
+		return 0, err
+	}
+	defer p.Delete(s)
+	if err := windows.Bind(s, &windows.SockaddrInet4{Addr: [4]byte{127, 0, 0, 1}}); err != nil {
+		return 0, err
+	}
+	sa, err := windows.Getsockname(s)
+	if err != nil {
+		return 0, err
+	}
+	go sendDatagrams(sa.(*windows.SockaddrInet4), datagrams)
+
+	seen := make([]bool, datagrams)
+	count := 0
+	buf := make([]byte, 64)
+	events := make([]poller.Event, 4)
+	for count < datagrams {
+		n, err := p.Wait(events, 5*time.Second)
+		if err != nil {
+			return count, err
+		}
+		if n == 0 {
+			return count, fmt.Errorf("%d of %d datagrams, then 5 s of silence", count, datagrams)
+		}
+		for { // drain: the next edge needs an empty buffer
+			k, err := winsock.Recv(s, buf)
+			if errors.Is(err, windows.WSAEWOULDBLOCK) {
+				break
+			}
+			if err != nil {
+				return count, err
+			}
+			if k != 1 || int(buf[0]) >= datagrams || seen[buf[0]] {
+				return count, fmt.Errorf("unexpected datagram %x", buf[:k])
+			}
+			seen[buf[0]] = true
+			count++
+		}
+	}
+	return count, nil
+}
+
+// sendDatagrams sends datagrams 0 to n-1, one byte each, pausing now and
+// then so that they arrive in several edges.
+func sendDatagrams(addr *windows.SockaddrInet4, n int) {
+	c, err := winsock.Socket(windows.AF_INET, windows.SOCK_DGRAM, windows.IPPROTO_UDP)
+	if err != nil {
+		return
+	}
+	defer windows.Closesocket(c)
+	for i := range n {
+		windows.Sendto(c, []byte{byte(i)}, 0, addr)
+		if i%10 == 9 {
+			time.Sleep(time.Millisecond)
+		}
+	}
+}
