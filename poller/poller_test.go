@@ -4,6 +4,7 @@ package poller
 
 import (
 	"errors"
+	"net"
 	"sync"
 	"testing"
 	"time"
@@ -539,5 +540,53 @@ func TestWaitAllocs(t *testing.T) {
 		if allocs != 0 {
 			t.Errorf("%.1f allocations a Wait that returns events", allocs)
 		}
+	})
+}
+
+// TestNetPackageSocket records what each backend does with a socket of Go's
+// net package, which the runtime has tied to its own completion port: AFD
+// polls it like any other; ProcessSocketNotifications may refuse it, and
+// must then say so at Add.
+func TestNetPackageSocket(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, p *Poller) {
+		l, err := net.Listen("tcp4", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer l.Close()
+		accepted := make(chan net.Conn, 1)
+		go func() {
+			c, _ := l.Accept()
+			accepted <- c
+		}()
+		client, err := net.Dial("tcp4", l.Addr().String())
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer client.Close()
+		server := <-accepted
+		if server == nil {
+			t.Fatal("accept failed")
+		}
+		defer server.Close()
+		raw, err := server.(*net.TCPConn).SyscallConn()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var h windows.Handle
+		raw.Control(func(fd uintptr) { h = windows.Handle(fd) })
+
+		if err := p.Add(h, 50, Readable, Level); err != nil {
+			if p.Backend() == AFD {
+				t.Fatalf("AFD refused a net package socket: %v", err)
+			}
+			t.Logf("%v refuses a net package socket at Add: %v", p.Backend(), err)
+			return
+		}
+		defer p.Delete(h)
+		if _, err := client.Write([]byte("x")); err != nil {
+			t.Fatal(err)
+		}
+		expect(t, p, 50, Readable)
 	})
 }
