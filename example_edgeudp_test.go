@@ -65,7 +65,7 @@ func edgeTriggeredUDP(datagrams int) (int, error) {
 		return 0, err
 	}
 	clientDone := make(chan error, 1)
-	go func() { clientDone <- sendDatagrams(sa.(*windows.SockaddrInet4), datagrams) }()
+	go func() { clientDone <- winsock.SendDatagrams(sa.(*windows.SockaddrInet4), datagrams) }()
 
 	seen := make([]bool, datagrams) // each datagram carries its number
 	count := 0
@@ -101,19 +101,4 @@ func edgeTriggeredUDP(datagrams int) (int, error) {
 		return count, err
 	}
 	return count, removeAndWait(port, s, udpKey)
-}
-
-// sendDatagrams sends datagrams 0, 1, ... n-1 to addr, each one byte long.
-func sendDatagrams(addr *windows.SockaddrInet4, n int) error {
-	c, err := winsock.Socket(windows.AF_INET, windows.SOCK_DGRAM, windows.IPPROTO_UDP)
-	if err != nil {
-		return err
-	}
-	defer windows.Closesocket(c)
-	for i := range n {
-		if err := windows.Sendto(c, []byte{byte(i)}, 0, addr); err != nil {
-			return err
-		}
-	}
-	return nil
 }

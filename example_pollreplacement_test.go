@@ -6,7 +6,6 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"slices"
 
 	"golang.org/x/sys/windows"
 
@@ -46,7 +45,7 @@ func pollReplacement(payload []byte) ([]byte, error) {
 	}
 	defer windows.Closesocket(listener)
 	clientDone := make(chan error, 1)
-	go func() { clientDone <- sendAndHangUp(addr, payload) }()
+	go func() { clientDone <- winsock.SendChunks(addr, payload, 4) }()
 
 	conn, err := winsock.Accept(listener)
 	if err != nil {
@@ -111,22 +110,6 @@ func pollReplacement(payload []byte) ([]byte, error) {
 		return received, fmt.Errorf("received %d bytes, not the %d the client sent", len(received), len(payload))
 	}
 	return received, nil
-}
-
-// sendAndHangUp connects to addr, sends payload in 4-byte messages and
-// closes its side gracefully.
-func sendAndHangUp(addr *windows.SockaddrInet4, payload []byte) error {
-	s, err := winsock.Dial(addr)
-	if err != nil {
-		return err
-	}
-	defer windows.Closesocket(s)
-	for msg := range slices.Chunk(payload, 4) {
-		if _, err := winsock.Send(s, msg); err != nil {
-			return err
-		}
-	}
-	return windows.Shutdown(s, windows.SHUT_WR)
 }
 
 // removeAndWait removes the registration of s and dequeues until its

@@ -3,6 +3,7 @@
 package sockstate_test
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"strings"
@@ -95,7 +96,9 @@ func multiThreadedServer(clients, messages, goroutines int) (int, error) {
 	}
 	clientErrs := make(chan error, clients)
 	for i := range clients {
-		go func() { clientErrs <- sendStream(addr, byte(i), messages) }()
+		go func() {
+			clientErrs <- winsock.SendChunks(addr, bytes.Repeat([]byte{byte(i)}, messages*messageSize), messageSize)
+		}()
 	}
 	for range clients {
 		if err := <-clientErrs; err != nil {
@@ -250,21 +253,4 @@ func (s *server) post(key uintptr) {
 	if err := windows.PostQueuedCompletionStatus(s.port, 0, key, nil); err != nil {
 		panic(err) // the goroutines could not be stopped
 	}
-}
-
-// sendStream connects to addr and sends messages messages of messageSize
-// bytes, all equal to id, then closes its side gracefully.
-func sendStream(addr *windows.SockaddrInet4, id byte, messages int) error {
-	s, err := winsock.Dial(addr)
-	if err != nil {
-		return err
-	}
-	defer windows.Closesocket(s)
-	msg := []byte{id, id, id, id}
-	for range messages {
-		if n, err := winsock.Send(s, msg); err != nil || n != len(msg) {
-			return fmt.Errorf("send: %d bytes, %v", n, err)
-		}
-	}
-	return windows.Shutdown(s, windows.SHUT_WR)
 }

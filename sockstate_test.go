@@ -14,6 +14,7 @@ import (
 
 	"golang.org/x/sys/windows"
 
+	"github.com/sockstate/sockstate/internal/sockettest"
 	"github.com/sockstate/sockstate/internal/winsock"
 )
 
@@ -393,49 +394,6 @@ func (p livePort) expectQuiet(key uintptr, d time.Duration) {
 	}
 }
 
-// tcpPair returns a connected loopback TCP pair; the server end is
-// non-blocking. Both are closed when the test ends.
-func tcpPair(t *testing.T) (client, server windows.Handle) {
-	t.Helper()
-	client, server, err := winsock.Pair()
-	if err != nil {
-		t.Fatalf("loopback TCP pair: %v", err)
-	}
-	t.Cleanup(func() { windows.Closesocket(client); windows.Closesocket(server) })
-	if err := winsock.SetNonblock(server, true); err != nil {
-		t.Fatal(err)
-	}
-	return client, server
-}
-
-func send(t *testing.T, s windows.Handle, msg string) {
-	t.Helper()
-	if n, err := winsock.Send(s, []byte(msg)); err != nil || n != len(msg) {
-		t.Fatalf("send %q: n=%d err=%v", msg, n, err)
-	}
-}
-
-// drain reads the non-blocking socket s until WSAEWOULDBLOCK and returns
-// what it read.
-func drain(t *testing.T, s windows.Handle) string {
-	t.Helper()
-	var got []byte
-	buf := make([]byte, 512)
-	for {
-		n, err := winsock.Recv(s, buf)
-		if errors.Is(err, windows.WSAEWOULDBLOCK) {
-			return string(got)
-		}
-		if err != nil {
-			t.Fatalf("recv: %v", err)
-		}
-		if n == 0 {
-			return string(got)
-		}
-		got = append(got, buf[:n]...)
-	}
-}
-
 const quiet = 300 * time.Millisecond
 
 func TestTriggerModes(t *testing.T) {
@@ -453,7 +411,7 @@ func TestTriggerModes(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			port := newLivePort(t)
-			client, server := tcpPair(t)
+			client, server := sockettest.Pair(t)
 			oneshot := tt.trigger&SOCK_NOTIFY_TRIGGER_ONESHOT != 0
 			level := tt.trigger&SOCK_NOTIFY_TRIGGER_LEVEL != 0
 			rearm := func() {
@@ -464,7 +422,7 @@ func TestTriggerModes(t *testing.T) {
 
 			port.enable(server, key, SOCK_NOTIFY_REGISTER_EVENT_IN, tt.trigger)
 			port.expectQuiet(key, quiet) // nothing to read yet
-			send(t, client, "ping")
+			sockettest.Send(t, client, "ping")
 			port.expect(key, SOCK_NOTIFY_EVENT_IN)
 
 			// The data is still unread. Only a persistent level trigger
@@ -477,19 +435,19 @@ func TestTriggerModes(t *testing.T) {
 			if level {
 				rearm() // a level trigger reports the unread data at once
 				port.expect(key, SOCK_NOTIFY_EVENT_IN)
-				if got := drain(t, server); got != "ping" {
+				if got := sockettest.Drain(t, server); got != "ping" {
 					t.Fatalf("read %q, want ping", got)
 				}
 				return
 			}
 			// Edge: drain to WSAEWOULDBLOCK, then new data is a new edge.
 			rearm()
-			if got := drain(t, server); got != "ping" {
+			if got := sockettest.Drain(t, server); got != "ping" {
 				t.Fatalf("read %q, want ping", got)
 			}
-			send(t, client, "pong")
+			sockettest.Send(t, client, "pong")
 			port.expect(key, SOCK_NOTIFY_EVENT_IN)
-			if got := drain(t, server); got != "pong" {
+			if got := sockettest.Drain(t, server); got != "pong" {
 				t.Fatalf("read %q, want pong", got)
 			}
 		})
@@ -499,19 +457,19 @@ func TestTriggerModes(t *testing.T) {
 func TestDisableAndRemove(t *testing.T) {
 	const key = 9
 	port := newLivePort(t)
-	client, server := tcpPair(t)
+	client, server := sockettest.Pair(t)
 	trigger := uint8(SOCK_NOTIFY_TRIGGER_PERSISTENT | SOCK_NOTIFY_TRIGGER_LEVEL)
 	port.enable(server, key, SOCK_NOTIFY_REGISTER_EVENT_IN, trigger)
 
 	port.op(server, key, SOCK_NOTIFY_OP_DISABLE)
-	send(t, client, "while disabled")
+	sockettest.Send(t, client, "while disabled")
 	port.expectQuiet(key, quiet)
 	port.enable(server, key, SOCK_NOTIFY_REGISTER_EVENT_IN, trigger)
 	port.expect(key, SOCK_NOTIFY_EVENT_IN)
 
 	port.op(server, key, SOCK_NOTIFY_OP_REMOVE)
 	port.expect(key, SOCK_NOTIFY_EVENT_REMOVE)
-	send(t, client, "after remove")
+	sockettest.Send(t, client, "after remove")
 	port.expectQuiet(key, quiet) // no packets after EVENT_REMOVE
 }
 
@@ -526,18 +484,18 @@ func TestEvents(t *testing.T) {
 		run func(t *testing.T, port livePort) (want, never uint32)
 	}{
 		{"tcp in", func(t *testing.T, port livePort) (uint32, uint32) {
-			client, server := tcpPair(t)
+			client, server := sockettest.Pair(t)
 			port.enable(server, key, SOCK_NOTIFY_REGISTER_EVENT_IN, persistentLevel)
-			send(t, client, "x")
+			sockettest.Send(t, client, "x")
 			return SOCK_NOTIFY_EVENT_IN, 0
 		}},
 		{"tcp out", func(t *testing.T, port livePort) (uint32, uint32) {
-			_, server := tcpPair(t)
+			_, server := sockettest.Pair(t)
 			port.enable(server, key, SOCK_NOTIFY_REGISTER_EVENT_OUT, persistentLevel)
 			return SOCK_NOTIFY_EVENT_OUT, 0
 		}},
 		{"tcp hangup", func(t *testing.T, port livePort) (uint32, uint32) {
-			client, server := tcpPair(t)
+			client, server := sockettest.Pair(t)
 			port.enable(server, key, SOCK_NOTIFY_REGISTER_EVENT_IN|SOCK_NOTIFY_REGISTER_EVENT_HANGUP, persistentLevel)
 			if err := windows.Shutdown(client, windows.SHUT_WR); err != nil {
 				t.Fatal(err)
@@ -606,7 +564,7 @@ func TestEvents(t *testing.T) {
 // registrations of a call that timed out were applied all the same.
 func TestTimeoutCode(t *testing.T) {
 	port := newLivePort(t)
-	_, server := tcpPair(t)
+	_, server := sockettest.Pair(t)
 	reg := SockNotifyRegistration{Socket: server, CompletionKey: 1, EventFilter: SOCK_NOTIFY_REGISTER_EVENT_IN,
 		Operation: SOCK_NOTIFY_OP_ENABLE, TriggerFlags: SOCK_NOTIFY_TRIGGER_PERSISTENT | SOCK_NOTIFY_TRIGGER_LEVEL,
 		RegistrationResult: 0xFFFFFFFF}
@@ -630,7 +588,7 @@ func TestRegistrationOnly(t *testing.T) {
 	trigger := uint8(SOCK_NOTIFY_TRIGGER_PERSISTENT | SOCK_NOTIFY_TRIGGER_LEVEL)
 	regs := make([]SockNotifyRegistration, 4)
 	for i := range regs {
-		_, server := tcpPair(t)
+		_, server := sockettest.Pair(t)
 		regs[i] = SockNotifyRegistration{Socket: server, CompletionKey: uintptr(20 + i),
 			EventFilter: SOCK_NOTIFY_REGISTER_EVENT_OUT, Operation: SOCK_NOTIFY_OP_ENABLE, TriggerFlags: trigger,
 			RegistrationResult: 0xFFFFFFFF}
@@ -701,7 +659,7 @@ func TestRegistrationErrors(t *testing.T) {
 		}, trigger},
 		{"not a socket", func(*testing.T) windows.Handle { return event }, trigger},
 		{"invalid handle", func(*testing.T) windows.Handle { return windows.InvalidHandle }, trigger},
-		{"level and edge", func(t *testing.T) windows.Handle { _, s := tcpPair(t); return s },
+		{"level and edge", func(t *testing.T) windows.Handle { _, s := sockettest.Pair(t); return s },
 			SOCK_NOTIFY_TRIGGER_PERSISTENT | SOCK_NOTIFY_TRIGGER_LEVEL | SOCK_NOTIFY_TRIGGER_EDGE},
 	}
 	for _, tt := range tests {
@@ -729,12 +687,12 @@ func TestRegistrationErrors(t *testing.T) {
 func TestSecondPort(t *testing.T) {
 	const key = 5
 	first, second := newLivePort(t), newLivePort(t)
-	client, server := tcpPair(t)
+	client, server := sockettest.Pair(t)
 	trigger := uint8(SOCK_NOTIFY_TRIGGER_PERSISTENT | SOCK_NOTIFY_TRIGGER_LEVEL)
 	first.enable(server, key, SOCK_NOTIFY_REGISTER_EVENT_IN, trigger)
 	r := second.apply(SockNotifyRegistration{Socket: server, CompletionKey: key, EventFilter: SOCK_NOTIFY_REGISTER_EVENT_IN,
 		Operation: SOCK_NOTIFY_OP_ENABLE, TriggerFlags: trigger})
-	send(t, client, "x")
+	sockettest.Send(t, client, "x")
 	if r[0].RegistrationResult != 0 {
 		t.Logf("second port refused: %v", windows.Errno(r[0].RegistrationResult))
 		first.expect(key, SOCK_NOTIFY_EVENT_IN)

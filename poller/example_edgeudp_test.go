@@ -55,7 +55,8 @@ func edgeTriggeredUDP(datagrams int) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	go sendDatagrams(sa.(*windows.SockaddrInet4), datagrams)
+	clientDone := make(chan error, 1)
+	go func() { clientDone <- winsock.SendDatagrams(sa.(*windows.SockaddrInet4), datagrams) }()
 
 	seen := make([]bool, datagrams)
 	count := 0
@@ -84,21 +85,5 @@ func edgeTriggeredUDP(datagrams int) (int, error) {
 			count++
 		}
 	}
-	return count, nil
-}
-
-// sendDatagrams sends datagrams 0 to n-1, one byte each, pausing now and
-// then so that they arrive in several edges.
-func sendDatagrams(addr *windows.SockaddrInet4, n int) {
-	c, err := winsock.Socket(windows.AF_INET, windows.SOCK_DGRAM, windows.IPPROTO_UDP)
-	if err != nil {
-		return
-	}
-	defer windows.Closesocket(c)
-	for i := range n {
-		windows.Sendto(c, []byte{byte(i)}, 0, addr)
-		if i%10 == 9 {
-			time.Sleep(time.Millisecond)
-		}
-	}
+	return count, <-clientDone
 }

@@ -6,7 +6,6 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"slices"
 	"time"
 
 	"golang.org/x/sys/windows"
@@ -41,7 +40,7 @@ func pollReplacement(payload []byte) ([]byte, error) {
 	}
 	defer windows.Closesocket(listener)
 	clientDone := make(chan error, 1)
-	go func() { clientDone <- sendAndHangUp(addr, payload) }()
+	go func() { clientDone <- winsock.SendChunks(addr, payload, 4) }()
 	conn, err := winsock.Accept(listener)
 	if err != nil {
 		return nil, err
@@ -84,18 +83,4 @@ func pollReplacement(payload []byte) ([]byte, error) {
 		return received, err
 	}
 	return received, <-clientDone
-}
-
-func sendAndHangUp(addr *windows.SockaddrInet4, payload []byte) error {
-	s, err := winsock.Dial(addr)
-	if err != nil {
-		return err
-	}
-	defer windows.Closesocket(s)
-	for msg := range slices.Chunk(payload, 4) {
-		if _, err := winsock.Send(s, msg); err != nil {
-			return err
-		}
-	}
-	return windows.Shutdown(s, windows.SHUT_WR)
 }

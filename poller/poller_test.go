@@ -12,6 +12,7 @@ import (
 	"golang.org/x/sys/windows"
 
 	"github.com/sockstate/sockstate"
+	"github.com/sockstate/sockstate/internal/sockettest"
 	"github.com/sockstate/sockstate/internal/winsock"
 )
 
@@ -41,42 +42,6 @@ func forEachBackend(t *testing.T, test func(t *testing.T, p *Poller)) {
 			t.Cleanup(func() { p.Close() })
 			test(t, p)
 		})
-	}
-}
-
-func pair(t *testing.T) (client, server windows.Handle) {
-	t.Helper()
-	client, server, err := winsock.Pair()
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { windows.Closesocket(client); windows.Closesocket(server) })
-	if err := winsock.SetNonblock(server, true); err != nil {
-		t.Fatal(err)
-	}
-	return client, server
-}
-
-func send(t *testing.T, s windows.Handle, msg string) {
-	t.Helper()
-	if n, err := winsock.Send(s, []byte(msg)); err != nil || n != len(msg) {
-		t.Fatalf("send: %d, %v", n, err)
-	}
-}
-
-func drain(t *testing.T, s windows.Handle) string {
-	t.Helper()
-	var got []byte
-	buf := make([]byte, 256)
-	for {
-		n, err := winsock.Recv(s, buf)
-		if errors.Is(err, windows.WSAEWOULDBLOCK) || (err == nil && n == 0) {
-			return string(got)
-		}
-		if err != nil {
-			t.Fatalf("recv: %v", err)
-		}
-		got = append(got, buf[:n]...)
 	}
 }
 
@@ -146,15 +111,15 @@ func TestBackendChoice(t *testing.T) {
 
 func TestLevel(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, p *Poller) {
-		client, server := pair(t)
+		client, server := sockettest.Pair(t)
 		if err := p.Add(server, 1, Readable, Level); err != nil {
 			t.Fatal(err)
 		}
 		expectQuiet(t, p, 1, quiet)
-		send(t, client, "ping")
+		sockettest.Send(t, client, "ping")
 		expect(t, p, 1, Readable)
 		expect(t, p, 1, Readable) // unread: reported again
-		if got := drain(t, server); got != "ping" {
+		if got := sockettest.Drain(t, server); got != "ping" {
 			t.Fatalf("read %q", got)
 		}
 	})
@@ -163,7 +128,7 @@ func TestLevel(t *testing.T) {
 func TestEvents(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, p *Poller) {
 		t.Run("writable", func(t *testing.T) {
-			_, server := pair(t)
+			_, server := sockettest.Pair(t)
 			if err := p.Add(server, 2, Writable, Level); err != nil {
 				t.Fatal(err)
 			}
@@ -188,7 +153,7 @@ func TestEvents(t *testing.T) {
 			p.Delete(l)
 		})
 		t.Run("hang-up", func(t *testing.T) {
-			client, server := pair(t)
+			client, server := sockettest.Pair(t)
 			if err := p.Add(server, 4, Readable|HangUp, Level); err != nil {
 				t.Fatal(err)
 			}
@@ -197,7 +162,7 @@ func TestEvents(t *testing.T) {
 			p.Delete(server)
 		})
 		t.Run("reset", func(t *testing.T) {
-			client, server := pair(t)
+			client, server := sockettest.Pair(t)
 			if err := p.Add(server, 5, Readable|HangUp, Level); err != nil {
 				t.Fatal(err)
 			}
@@ -215,11 +180,11 @@ func TestEvents(t *testing.T) {
 
 func TestOneShot(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, p *Poller) {
-		client, server := pair(t)
+		client, server := sockettest.Pair(t)
 		if err := p.Add(server, 6, Readable, OneShotLevel); err != nil {
 			t.Fatal(err)
 		}
-		send(t, client, "x")
+		sockettest.Send(t, client, "x")
 		expect(t, p, 6, Readable)
 		expectQuiet(t, p, 6, quiet) // disarmed, though unread
 		if err := p.Modify(server, 6, Readable, OneShotLevel); err != nil {
@@ -231,19 +196,19 @@ func TestOneShot(t *testing.T) {
 
 func TestEdge(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, p *Poller) {
-		client, server := pair(t)
+		client, server := sockettest.Pair(t)
 		if err := p.Add(server, 7, Readable, Edge); err != nil {
 			t.Fatal(err)
 		}
-		send(t, client, "one")
+		sockettest.Send(t, client, "one")
 		expect(t, p, 7, Readable)
-		if got := drain(t, server); got != "one" {
+		if got := sockettest.Drain(t, server); got != "one" {
 			t.Fatalf("read %q", got)
 		}
 		expectQuiet(t, p, 7, quiet) // drained: no edge
-		send(t, client, "two")
+		sockettest.Send(t, client, "two")
 		expect(t, p, 7, Readable)
-		if got := drain(t, server); got != "two" {
+		if got := sockettest.Drain(t, server); got != "two" {
 			t.Fatalf("read %q", got)
 		}
 	})
@@ -254,11 +219,11 @@ func TestEdge(t *testing.T) {
 // ProcessSocketNotifications.
 func TestEdgeUndrained(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, p *Poller) {
-		client, server := pair(t)
+		client, server := sockettest.Pair(t)
 		if err := p.Add(server, 8, Readable, Edge); err != nil {
 			t.Fatal(err)
 		}
-		send(t, client, "x")
+		sockettest.Send(t, client, "x")
 		expect(t, p, 8, Readable)
 		if p.Backend() == AFD {
 			expect(t, p, 8, Readable)
@@ -270,14 +235,14 @@ func TestEdgeUndrained(t *testing.T) {
 
 func TestModify(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, p *Poller) {
-		client, server := pair(t)
+		client, server := sockettest.Pair(t)
 		if err := p.Add(server, 10, Readable, Level); err != nil {
 			t.Fatal(err)
 		}
 		if err := p.Modify(server, 11, Readable, Level); err != nil { // the key only
 			t.Fatal(err)
 		}
-		send(t, client, "x")
+		sockettest.Send(t, client, "x")
 		expect(t, p, 11, Readable)
 		if err := p.Modify(server, 12, Writable, Level); err != nil { // the interest
 			t.Fatal(err)
@@ -290,11 +255,11 @@ func TestModify(t *testing.T) {
 
 func TestDelete(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, p *Poller) {
-		client, server := pair(t)
+		client, server := sockettest.Pair(t)
 		if err := p.Add(server, 20, Readable, Level); err != nil {
 			t.Fatal(err)
 		}
-		send(t, client, "x") // readiness queued, maybe, before the Delete
+		sockettest.Send(t, client, "x") // readiness queued, maybe, before the Delete
 		if err := p.Delete(server); err != nil {
 			t.Fatal(err)
 		}
@@ -317,7 +282,7 @@ func TestDelete(t *testing.T) {
 // Wait, and the slot comes back for reuse once the OS confirms.
 func TestDeleteWhileWaiting(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, p *Poller) {
-		_, server := pair(t)
+		_, server := sockettest.Pair(t)
 		if err := p.Add(server, 30, Readable, Level); err != nil {
 			t.Fatal(err)
 		}
@@ -437,7 +402,7 @@ func TestWakeAndClose(t *testing.T) {
 				t.Fatal("Close did not wake every Wait")
 			}
 		}
-		_, server := pair(t)
+		_, server := sockettest.Pair(t)
 		for name, err := range map[string]error{
 			"Add":    p.Add(server, 1, Readable, Level),
 			"Wait":   func() error { _, err := p.Wait(nil, 0); return err }(),
@@ -458,11 +423,11 @@ func TestOneShotGoesToOneWaiter(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, p *Poller) {
 		const sockets, waiters = 40, 4
 		for i := range sockets {
-			client, server := pair(t)
+			client, server := sockettest.Pair(t)
 			if err := p.Add(server, uint64(i), Readable, OneShotLevel); err != nil {
 				t.Fatal(err)
 			}
-			send(t, client, "x")
+			sockettest.Send(t, client, "x")
 		}
 		var mu sync.Mutex
 		seen := make(map[uint64]int)
@@ -497,7 +462,7 @@ func TestOneShotGoesToOneWaiter(t *testing.T) {
 
 func TestBadInput(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, p *Poller) {
-		_, server := pair(t)
+		_, server := sockettest.Pair(t)
 		event, err := windows.CreateEvent(nil, 0, 0, nil)
 		if err != nil {
 			t.Fatal(err)
@@ -525,11 +490,11 @@ func TestBadInput(t *testing.T) {
 
 func TestWaitAllocs(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, p *Poller) {
-		client, server := pair(t)
+		client, server := sockettest.Pair(t)
 		if err := p.Add(server, 1, Readable, Level); err != nil {
 			t.Fatal(err)
 		}
-		send(t, client, "x") // level: every Wait reports it
+		sockettest.Send(t, client, "x") // level: every Wait reports it
 		expect(t, p, 1, Readable)
 		events := make([]Event, 8)
 		allocs := testing.AllocsPerRun(50, func() {

@@ -290,11 +290,10 @@ func (p *Poller) Add(s windows.Handle, key uint64, interest Interest, mode Mode)
 	if err := check(s, interest, mode); err != nil {
 		return err
 	}
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.closed {
-		return ErrClosed
+	if err := p.lock(); err != nil {
+		return err
 	}
+	defer p.mu.Unlock()
 	if old, ok := p.bySocket[s]; ok {
 		p.drop(old)
 	}
@@ -320,11 +319,10 @@ func (p *Poller) Modify(s windows.Handle, key uint64, interest Interest, mode Mo
 	if err := check(s, interest, mode); err != nil {
 		return err
 	}
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.closed {
-		return ErrClosed
+	if err := p.lock(); err != nil {
+		return err
 	}
+	defer p.mu.Unlock()
 	i, ok := p.bySocket[s]
 	if !ok {
 		return ErrNotRegistered
@@ -346,11 +344,10 @@ func (p *Poller) Modify(s windows.Handle, key uint64, interest Interest, mode Mo
 // Wait; the poller frees the registration when the OS confirms, and none of
 // its events is reported after Delete returns. Call it before closesocket.
 func (p *Poller) Delete(s windows.Handle) error {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.closed {
-		return ErrClosed
+	if err := p.lock(); err != nil {
+		return err
 	}
+	defer p.mu.Unlock()
 	i, ok := p.bySocket[s]
 	if !ok {
 		return ErrNotRegistered
@@ -368,6 +365,16 @@ func (p *Poller) drop(i int32) error {
 		p.release(i)
 	}
 	return err
+}
+
+// lock locks p, unless it is closed.
+func (p *Poller) lock() error {
+	p.mu.Lock()
+	if p.closed {
+		p.mu.Unlock()
+		return ErrClosed
+	}
+	return nil
 }
 
 func check(s windows.Handle, interest Interest, mode Mode) error {
@@ -499,11 +506,10 @@ func millis(d time.Duration) uint32 {
 
 // Wake makes one Wait return at once (with the events it has, maybe none).
 func (p *Poller) Wake() error {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.closed {
-		return ErrClosed
+	if err := p.lock(); err != nil {
+		return err
 	}
+	defer p.mu.Unlock()
 	return p.post(wakeKey)
 }
 

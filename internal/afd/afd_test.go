@@ -10,6 +10,7 @@ import (
 
 	"golang.org/x/sys/windows"
 
+	"github.com/sockstate/sockstate/internal/sockettest"
 	"github.com/sockstate/sockstate/internal/winsock"
 )
 
@@ -91,16 +92,6 @@ func (f *fixture) expectNothing(d time.Duration) {
 	}
 }
 
-func pair(t *testing.T) (client, server windows.Handle) {
-	t.Helper()
-	client, server, err := winsock.Pair()
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { windows.Closesocket(client); windows.Closesocket(server) })
-	return client, server
-}
-
 func TestPollEvents(t *testing.T) {
 	tests := []struct {
 		name string
@@ -110,11 +101,11 @@ func TestPollEvents(t *testing.T) {
 		want uint32
 	}{
 		{"send: a connected socket is writable", func(t *testing.T, f *fixture, p *Poll) {
-			_, server := pair(t)
+			_, server := sockettest.Pair(t)
 			f.submit(p, server, POLL_SEND, 7)
 		}, POLL_SEND},
 		{"receive", func(t *testing.T, f *fixture, p *Poll) {
-			client, server := pair(t)
+			client, server := sockettest.Pair(t)
 			f.submit(p, server, POLL_RECEIVE, 7)
 			f.expectNothing(100 * time.Millisecond)
 			if _, err := winsock.Send(client, []byte("x")); err != nil {
@@ -136,14 +127,14 @@ func TestPollEvents(t *testing.T) {
 			t.Cleanup(func() { windows.Closesocket(c) })
 		}, POLL_ACCEPT},
 		{"disconnect", func(t *testing.T, f *fixture, p *Poll) {
-			client, server := pair(t)
+			client, server := sockettest.Pair(t)
 			f.submit(p, server, POLL_DISCONNECT, 7)
 			if err := windows.Shutdown(client, windows.SHUT_WR); err != nil {
 				t.Fatal(err)
 			}
 		}, POLL_DISCONNECT},
 		{"abort", func(t *testing.T, f *fixture, p *Poll) {
-			client, server := pair(t)
+			client, server := sockettest.Pair(t)
 			f.submit(p, server, POLL_RECEIVE|POLL_DISCONNECT|POLL_ABORT, 7)
 			linger := windows.Linger{Onoff: 1, Linger: 0} // close with a reset
 			if err := windows.SetsockoptLinger(client, windows.SOL_SOCKET, windows.SO_LINGER, &linger); err != nil {
@@ -195,7 +186,7 @@ func TestPollEvents(t *testing.T) {
 
 func TestCancel(t *testing.T) {
 	f := newFixture(t)
-	_, server := pair(t)
+	_, server := sockettest.Pair(t)
 	p := new(Poll)
 	f.submit(p, server, POLL_RECEIVE, 9)
 	if err := f.dev.Cancel(p); err != nil {
@@ -224,7 +215,7 @@ func TestManyPolls(t *testing.T) {
 	polls := make([]Poll, n)
 	clients := make([]windows.Handle, n)
 	for i := range polls {
-		c, s := pair(t)
+		c, s := sockettest.Pair(t)
 		clients[i] = c
 		f.submit(&polls[i], s, POLL_RECEIVE, uintptr(100+i))
 	}

@@ -1,0 +1,53 @@
+// Package sockettest holds the loopback socket helpers that the tests of
+// several packages of this module share.
+package sockettest
+
+import (
+	"errors"
+	"testing"
+
+	"golang.org/x/sys/windows"
+
+	"github.com/sockstate/sockstate/internal/winsock"
+)
+
+// Pair returns a connected loopback TCP pair whose server end is
+// non-blocking; both are closed when the test ends.
+func Pair(t testing.TB) (client, server windows.Handle) {
+	t.Helper()
+	client, server, err := winsock.Pair()
+	if err != nil {
+		t.Fatalf("loopback TCP pair: %v", err)
+	}
+	t.Cleanup(func() { windows.Closesocket(client); windows.Closesocket(server) })
+	if err := winsock.SetNonblock(server, true); err != nil {
+		t.Fatal(err)
+	}
+	return client, server
+}
+
+// Send sends all of msg on s.
+func Send(t testing.TB, s windows.Handle, msg string) {
+	t.Helper()
+	if n, err := winsock.Send(s, []byte(msg)); err != nil || n != len(msg) {
+		t.Fatalf("send %q: n=%d err=%v", msg, n, err)
+	}
+}
+
+// Drain reads the non-blocking socket s until WSAEWOULDBLOCK or the end of
+// the stream, and returns what it read.
+func Drain(t testing.TB, s windows.Handle) string {
+	t.Helper()
+	var got []byte
+	buf := make([]byte, 512)
+	for {
+		n, err := winsock.Recv(s, buf)
+		if errors.Is(err, windows.WSAEWOULDBLOCK) || (err == nil && n == 0) {
+			return string(got)
+		}
+		if err != nil {
+			t.Fatalf("recv: %v", err)
+		}
+		got = append(got, buf[:n]...)
+	}
+}
