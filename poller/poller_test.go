@@ -253,6 +253,27 @@ func TestModify(t *testing.T) {
 	})
 }
 
+// TestAddTwice: adding a registered socket again updates it in place;
+// events come under the new key only, and no slot is left behind.
+func TestAddTwice(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, p *Poller) {
+		client, server := sockettest.Pair(t)
+		if err := p.Add(server, 60, Writable, OneShotLevel); err != nil {
+			t.Fatal(err)
+		}
+		if err := p.Add(server, 61, Readable, Level); err != nil {
+			t.Fatal(err)
+		}
+		sockettest.Send(t, client, "x")
+		if ev := expect(t, p, 61, Readable); ev&Writable != 0 {
+			t.Errorf("the first registration's interest is still there: %v", ev)
+		}
+		if n := p.slotsInUse(); n != 1 {
+			t.Errorf("%d slots in use for one socket", n)
+		}
+	})
+}
+
 func TestDelete(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, p *Poller) {
 		client, server := sockettest.Pair(t)
@@ -384,7 +405,7 @@ func TestWakeAndClose(t *testing.T) {
 		errs := make(chan error, waiters)
 		for range waiters {
 			go func() {
-				_, err := p.Wait(nil, -1)
+				_, err := p.Wait(make([]Event, 1), -1)
 				errs <- err
 			}()
 		}
@@ -405,7 +426,7 @@ func TestWakeAndClose(t *testing.T) {
 		_, server := sockettest.Pair(t)
 		for name, err := range map[string]error{
 			"Add":    p.Add(server, 1, Readable, Level),
-			"Wait":   func() error { _, err := p.Wait(nil, 0); return err }(),
+			"Wait":   func() error { _, err := p.Wait(make([]Event, 1), 0); return err }(),
 			"Wake":   p.Wake(),
 			"Close":  p.Close(),
 			"Delete": p.Delete(server),
@@ -484,6 +505,9 @@ func TestBadInput(t *testing.T) {
 		}
 		if n := p.slotsInUse(); n != 0 {
 			t.Errorf("%d slots in use after refused input", n)
+		}
+		if n, err := p.Wait(nil, 0); n != 0 || err == nil {
+			t.Errorf("Wait with no room for events: (%d, %v), want an error", n, err)
 		}
 	})
 }

@@ -284,8 +284,9 @@ func New(opts ...Option) (*Poller, error) {
 func (p *Poller) Backend() Backend { return p.backend }
 
 // Add registers socket s (a Winsock socket) under key with an interest and
-// a mode. Adding a socket that is registered already replaces that
-// registration: the handle may have been closed and reused.
+// a mode. Adding a socket that is registered already updates that
+// registration in place, as Modify does, and looks the socket up anew: the
+// handle may have been closed and reused for another socket.
 func (p *Poller) Add(s windows.Handle, key uint64, interest Interest, mode Mode) error {
 	if err := check(s, interest, mode); err != nil {
 		return err
@@ -294,8 +295,16 @@ func (p *Poller) Add(s windows.Handle, key uint64, interest Interest, mode Mode)
 		return err
 	}
 	defer p.mu.Unlock()
-	if old, ok := p.bySocket[s]; ok {
-		p.drop(old)
+	if i, ok := p.bySocket[s]; ok {
+		sl := &p.slots[i]
+		sl.key, sl.interest, sl.mode = key, interest, mode
+		sl.afd.base = 0 // AFD: the base handle of whatever socket s is now
+		if err := p.impl.arm(i); err != nil {
+			p.drop(i)
+			return err
+		}
+		sl.armed = true
+		return nil
 	}
 	i, err := p.alloc()
 	if err != nil {
@@ -341,8 +350,9 @@ func (p *Poller) Modify(s windows.Handle, key uint64, interest Interest, mode Mo
 }
 
 // Delete removes socket s. It returns at once, also while other goroutines
-// Wait; the poller frees the registration when the OS confirms, and none of
-// its events is reported after Delete returns. Call it before closesocket.
+// Wait; the poller frees the registration when the OS confirms. No event of
+// s is dequeued after Delete returns (a Wait that dequeued one just before
+// may still return it). Call it before closesocket.
 func (p *Poller) Delete(s windows.Handle) error {
 	if err := p.lock(); err != nil {
 		return err
@@ -435,6 +445,10 @@ func (p *Poller) Wait(events []Event, timeout time.Duration) (int, error) {
 	p.waiters.Add(1)
 	p.mu.Unlock()
 	defer p.waiters.Done()
+	if len(events) == 0 {
+		// A packet dequeued with nowhere to go would be an event lost.
+		return 0, errors.New("poller: Wait needs room for at least one event")
+	}
 
 	var raw [64]rawEntry
 	deadline := time.Now().Add(timeout)
@@ -446,10 +460,7 @@ func (p *Poller) Wait(events []Event, timeout time.Duration) (int, error) {
 		if timeout >= 0 {
 			ms = millis(time.Until(deadline))
 		}
-		max := min(len(events), len(raw))
-		if max == 0 {
-			max = 1 // still wait, for a Wake or Close
-		}
+		max := min(len(events), len(raw)) // one event at most a packet
 		var got uint32
 		err := sockstate.GetQueuedCompletionStatusEx(p.port, (*sockstate.OverlappedEntry)(unsafe.Pointer(&raw[0])), uint32(max), &got, ms, false)
 		if err == windows.WAIT_TIMEOUT {
@@ -483,7 +494,7 @@ func (p *Poller) deliver(raw []rawEntry, events []Event) (n int, woken, closed b
 			closed = true
 			continue
 		}
-		if ev, ok := p.impl.translate(raw[i]); ok && n < len(events) {
+		if ev, ok := p.impl.translate(raw[i]); ok {
 			events[n] = ev
 			n++
 		}
