@@ -242,6 +242,9 @@ func TestModify(t *testing.T) {
 		if err := p.Modify(server, 11, Readable, Level); err != nil { // the key only
 			t.Fatal(err)
 		}
+		if p.Backend() == AFD && p.slots[p.bySocket[server]].afd.resubmit {
+			t.Error("changing only the key cancelled the poll")
+		}
 		sockettest.Send(t, client, "x")
 		expect(t, p, 11, Readable)
 		if err := p.Modify(server, 12, Writable, Level); err != nil { // the interest
