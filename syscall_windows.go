@@ -49,9 +49,13 @@ func ProcessSocketNotifications(completionPort windows.Handle, registrationCount
 }
 
 // checkLoad turns the loader's error for a missing export, which the
-// generated call returns, into one that matches ErrNotSupported.
+// generated call returns, into one that matches ErrNotSupported: the
+// probe's cached one where the probe failed too.
 func checkLoad(err error) error {
 	if loadErr, ok := err.(*windows.DLLError); ok {
+		if cached := LoadProcessSocketNotifications(); cached != nil {
+			return cached
+		}
 		return notSupported(loadErr)
 	}
 	return err

@@ -437,25 +437,22 @@ const _ = -(unsafe.Sizeof(rawEntry{}) - unsafe.Sizeof(sockstate.OverlappedEntry{
 // or a Wake, and ErrClosed once the poller is closed. It does not allocate
 // when it returns events.
 func (p *Poller) Wait(events []Event, timeout time.Duration) (int, error) {
-	p.mu.Lock()
-	if p.closed {
-		p.mu.Unlock()
-		return 0, ErrClosed
+	if err := p.lock(); err != nil {
+		return 0, err
 	}
-	p.waiters.Add(1)
-	p.mu.Unlock()
-	defer p.waiters.Done()
 	if len(events) == 0 {
+		p.mu.Unlock()
 		// A packet dequeued with nowhere to go would be an event lost.
 		return 0, errors.New("poller: Wait needs room for at least one event")
 	}
+	p.waiters.Add(1)
+	p.impl.flush() // re-arm what the caller has handled since its last Wait
+	p.mu.Unlock()
+	defer p.waiters.Done()
 
 	var raw [64]rawEntry
 	deadline := time.Now().Add(timeout)
 	for {
-		p.mu.Lock()
-		p.impl.flush()
-		p.mu.Unlock()
 		ms := uint32(windows.INFINITE)
 		if timeout >= 0 {
 			ms = millis(time.Until(deadline))
@@ -501,6 +498,9 @@ func (p *Poller) deliver(raw []rawEntry, events []Event) (n int, woken, closed b
 	}
 	if closed {
 		p.post(closeKey) // for the next Wait
+	}
+	if n == 0 {
+		p.impl.flush() // nothing for the caller: re-arm before waiting again
 	}
 	return n, woken, closed
 }
