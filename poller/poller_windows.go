@@ -136,12 +136,16 @@ func (b Backend) String() string {
 	case Auto:
 		return "auto"
 	case SocketNotifications:
-		return "ProcessSocketNotifications"
+		return psnName
 	case AFD:
 		return "AFD"
 	}
 	return fmt.Sprintf("Backend(%d)", uint8(b))
 }
+
+// psnName is the SocketNotifications backend's name; a build for the
+// module's own tests on the reference model says so (model_windows.go).
+var psnName = "ProcessSocketNotifications"
 
 // Option configures New.
 type Option func(*Poller)

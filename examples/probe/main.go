@@ -19,6 +19,9 @@ import (
 	"github.com/sockstate/sockstate/internal/winsock"
 )
 
+// implementation says what answers the calls.
+var implementation = "ws2_32.dll"
+
 func main() {
 	if err := run(); err != nil {
 		fmt.Fprintln(os.Stderr, "probe:", err)
@@ -43,7 +46,7 @@ func run() error {
 		fmt.Println("ProcessSocketNotifications: not available:", err)
 		return nil
 	}
-	fmt.Println("ProcessSocketNotifications: available")
+	fmt.Println("ProcessSocketNotifications: available, " + implementation)
 	return readiness(port)
 }
 

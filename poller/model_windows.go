@@ -1,0 +1,8 @@
+//go:build sockstate_psnmodel
+
+package poller
+
+// Built with -tags sockstate_psnmodel (the module's own tests), the
+// sockstate package calls the reference model of ProcessSocketNotifications,
+// and this backend's name says so.
+func init() { psnName = "ProcessSocketNotifications (reference model)" }
