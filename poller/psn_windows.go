@@ -3,29 +3,42 @@ package poller
 import (
 	"errors"
 
+	"golang.org/x/sys/windows"
+
 	"github.com/sockstate/sockstate"
 )
 
 // psn is the ProcessSocketNotifications backend: the OS keeps the trigger
 // modes itself, and a slot is freed on its SOCK_NOTIFY_EVENT_REMOVE.
-type psn struct{ p *Poller }
+type psn struct {
+	p *Poller
+	// rearm holds the IDs of Level slots reported since the last Wait.
+	// Whether Windows reports a level condition again after a dequeue with
+	// no I/O between is not known (testdata/psnmodel/SPEC.md, switch
+	// "level"), so the next Wait enables them again, in one call: the
+	// condition is then reported if it still holds, as Level promises.
+	rearm []uintptr
+	regs  []sockstate.SockNotifyRegistration // flush's batch, reused
+}
 
-func (b *psn) arm(i int32) error {
+func (b *psn) arm(i int32) error { return b.apply(b.registration(i)) }
+
+// registration is the ENABLE of slot i with its interest and mode.
+func (b *psn) registration(i int32) sockstate.SockNotifyRegistration {
 	sl := &b.p.slots[i]
-	return b.apply(sockstate.SockNotifyRegistration{
+	return sockstate.SockNotifyRegistration{
 		Socket:        sl.socket,
 		CompletionKey: b.p.id(i),
 		EventFilter:   sockNotifyFilter(sl.interest),
 		Operation:     sockstate.SOCK_NOTIFY_OP_ENABLE,
 		TriggerFlags:  sockNotifyTrigger(sl.mode),
-	})
+	}
 }
 
 func (b *psn) remove(i int32) (bool, error) {
 	sl := &b.p.slots[i]
 	err := b.apply(sockstate.SockNotifyRegistration{Socket: sl.socket, CompletionKey: b.p.id(i), Operation: sockstate.SOCK_NOTIFY_OP_REMOVE})
-	var refused *sockstate.RegistrationError
-	if errors.As(err, &refused) {
+	if gone(err) {
 		// The OS has no such registration: the socket was closed, which
 		// removed it silently. Nothing will come; free the slot now.
 		return true, nil
@@ -33,6 +46,14 @@ func (b *psn) remove(i int32) (bool, error) {
 	// On success SOCK_NOTIFY_EVENT_REMOVE will free the slot; if the call
 	// itself failed, nothing was applied and nothing will come.
 	return err != nil, err
+}
+
+// gone reports whether the OS refused a REMOVE because the socket is no
+// longer there. Where it says so is not known (SPEC.md, switch
+// "remove_closed"): in the registration's result, or for the whole call.
+func gone(err error) bool {
+	var refused *sockstate.RegistrationError
+	return errors.As(err, &refused) || errors.Is(err, windows.WSAENOTSOCK) || errors.Is(err, windows.ERROR_INVALID_HANDLE)
 }
 
 func (b *psn) apply(reg sockstate.SockNotifyRegistration) error {
@@ -67,10 +88,28 @@ func (b *psn) translate(e rawEntry) (Event, bool) {
 	if ev == 0 {
 		return Event{}, false
 	}
+	if sl.mode == Level {
+		b.rearm = append(b.rearm, e.key)
+	}
 	return Event{Key: sl.key, Events: ev}, true
 }
 
-func (b *psn) flush() {} // the OS re-arms persistent registrations itself
+// flush enables the Level slots reported since the last Wait again, in one
+// call; a refusal leaves the slot to Delete or Close.
+func (b *psn) flush() {
+	b.regs = b.regs[:0]
+	for _, id := range b.rearm {
+		i, sl := b.p.lookup(id)
+		if sl == nil || sl.state != slotActive || sl.mode != Level {
+			continue // deleted or changed since
+		}
+		b.regs = append(b.regs, b.registration(i))
+	}
+	b.rearm = b.rearm[:0]
+	if len(b.regs) > 0 {
+		sockstate.Process(b.p.port, b.regs, nil, 0)
+	}
+}
 
 func (b *psn) close() {}
 

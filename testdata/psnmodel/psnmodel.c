@@ -149,8 +149,16 @@ static void parseSwitches(void)
 
 /* ---- registrations ----------------------------------------------------- */
 
+/* ident tells sockets apart when a closed socket's handle is reused. */
+typedef struct {
+    int type;
+    int localLen, peerLen; /* 0: unbound, not connected */
+    char local[64], peer[64];
+} ident;
+
 typedef struct reg {
     SOCKET sock;
+    ident id0;
     HANDLE base;       /* SIO_BASE_HANDLE: what AFD knows */
     HANDLE port;
     ULONG_PTR key;     /* fixed when the registration is created */
@@ -162,6 +170,7 @@ typedef struct reg {
     ULONG quiet;       /* held bits not to report until they change */
     DWORD quietSince;
     ULONG pending;     /* level: packets posted and not seen dequeued */
+    BOOL enabledSince; /* level: ENABLEd while a packet may still be queued */
     ULONG pendingBits;
     DWORD postedAt;
     /* the AFD poll out for this registration */
@@ -190,6 +199,39 @@ static reg *find(SOCKET s)
         if (table[i]->sock == s)
             return table[i];
     return NULL;
+}
+
+static void identify(SOCKET s, ident *id)
+{
+    int len = sizeof id->type;
+    memset(id, 0, sizeof *id);
+    getsockopt(s, SOL_SOCKET, SO_TYPE, (char *)&id->type, &len);
+    id->localLen = sizeof id->local;
+    if (getsockname(s, (struct sockaddr *)id->local, &id->localLen) != 0)
+        id->localLen = 0;
+    id->peerLen = sizeof id->peer;
+    if (getpeername(s, (struct sockaddr *)id->peer, &id->peerLen) != 0)
+        id->peerLen = 0;
+}
+
+/*
+ * sameSocket reports whether r's socket is still the one registered, not
+ * another that reuses its handle: its type is the same and an address it
+ * had has not changed (binding and connecting add one).
+ */
+static BOOL sameSocket(reg *r)
+{
+    ident now;
+    identify(r->sock, &now);
+    if (now.type != r->id0.type ||
+        (r->id0.localLen && (now.localLen != r->id0.localLen || memcmp(now.local, r->id0.local, now.localLen) != 0)) ||
+        (r->id0.peerLen && now.peerLen && (now.peerLen != r->id0.peerLen || memcmp(now.peer, r->id0.peer, now.peerLen) != 0)))
+        return FALSE;
+    if (now.localLen)
+        memcpy(r->id0.local, now.local, r->id0.localLen = now.localLen);
+    if (now.peerLen)
+        memcpy(r->id0.peer, now.peer, r->id0.peerLen = now.peerLen);
+    return TRUE;
 }
 
 static reg *add(void)
@@ -224,6 +266,18 @@ static void kill(reg *r)
         return;
     }
     free(r);
+}
+
+/* live finds s's registration; one of a closed socket whose handle is
+ * reused is removed silently, as closesocket removed it. */
+static reg *live(SOCKET s)
+{
+    reg *r = find(s);
+    if (r != NULL && !sameSocket(r)) {
+        kill(r);
+        return NULL;
+    }
+    return r;
 }
 
 static ULONG toNotify(ULONG afd)
@@ -383,12 +437,15 @@ static void dequeued(reg *r, BOOL all)
         return;
     r->pending = all ? 0 : r->pending - 1;
     if (r->pending == 0) {
-        if (sw[SW_LEVEL] == LEVEL_CHANGE) {
+        /* An ENABLE may have come after the packet left the port: then
+         * it asked for a new report (late or duplicated, never lost). */
+        if (sw[SW_LEVEL] == LEVEL_CHANGE && !r->enabledSince) {
             r->quiet |= r->pendingBits;
             r->quietSince = GetTickCount();
             needTicks();
         }
         r->pendingBits = 0;
+        r->enabledSince = FALSE;
         evaluate(r);
     }
 }
@@ -539,7 +596,7 @@ static DWORD enable(HANDLE port, SOCK_NOTIFY_REGISTRATION *in)
         return WSAEINVAL;
     if (!isSocket(in->socket))
         return WSAENOTSOCK;
-    reg *r = find(in->socket);
+    reg *r = live(in->socket);
     DWORD result = 0;
     if (r != NULL) {
         if (r->port != port) {
@@ -562,6 +619,7 @@ static DWORD enable(HANDLE port, SOCK_NOTIFY_REGISTRATION *in)
         r->port = port;
         r->key = (ULONG_PTR)in->completionKey;
         r->id = ++nextID;
+        identify(r->sock, &r->id0);
     }
     r->want = in->eventFilter | NE_ERR;
     r->edge = (t & TR_EDGE) != 0;
@@ -574,6 +632,7 @@ static DWORD enable(HANDLE port, SOCK_NOTIFY_REGISTRATION *in)
     /* Level reports what holds at once; edge waits for a change. */
     r->quiet = r->edge ? toNotify(r->afdNow) & r->want : 0;
     r->quietSince = GetTickCount();
+    r->enabledSince = r->pending > 0;
     if (r->quiet)
         needTicks();
     evaluate(r);
@@ -591,7 +650,7 @@ static DWORD apply(HANDLE port, SOCK_NOTIFY_REGISTRATION *in)
     case OP_DISABLE:
         if (!isSocket(in->socket))
             return WSAENOTSOCK;
-        if ((r = find(in->socket)) != NULL) {
+        if ((r = live(in->socket)) != NULL) {
             r->enabled = FALSE;
             arm(r);
         }
@@ -599,7 +658,7 @@ static DWORD apply(HANDLE port, SOCK_NOTIFY_REGISTRATION *in)
     case OP_REMOVE:
         if (!isSocket(in->socket))
             return WSAENOTSOCK;
-        if ((r = find(in->socket)) == NULL)
+        if ((r = live(in->socket)) == NULL)
             return WSAEINVAL;
         ULONG bits = NE_REMOVE;
         if (sw[SW_REMOVE_PACKET] == REMOVE_COALESCED && r->enabled && sample(r))

@@ -85,12 +85,16 @@ func TestSummary(t *testing.T) {
 	if err := record(state, "linux", counts{1, 0, 0}, false, nil); err != nil {
 		t.Fatal(err)
 	}
+	if err := record(state, "windows/amd64 model [level=change]", counts{7, 0, 0}, false, nil); err != nil {
+		t.Fatal(err)
+	}
 	var out strings.Builder
 	failed, err := printSummary(state, &out)
 	if err != nil || failed {
 		t.Fatalf("failed=%v err=%v", failed, err)
 	}
-	for _, want := range []string{"[windows/amd64] p.TestB: no export", "total: 4 passed, 0 failed, 2 skipped"} {
+	for _, want := range []string{"[windows/amd64] p.TestB: no export", "total: 4 passed, 0 failed, 2 skipped",
+		"reference model of ProcessSocketNotifications (not Windows): 7 passed, 0 failed, 0 skipped"} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("summary lacks %q:\n%s", want, out.String())
 		}

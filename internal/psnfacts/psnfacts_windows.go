@@ -1,0 +1,307 @@
+// Package psnfacts puts the open questions about ProcessSocketNotifications
+// (../shared/reference/psn-behaviour.md; the switches of
+// testdata/psnmodel/SPEC.md) to the call that the sockstate package binds,
+// and says what it did. On Windows build 20348 or later that is the OS:
+// internal/cmd/psnfacts prints the answers, and the GitHub workflow keeps
+// them. Against the reference model, each answer must name the value of the
+// switch it asks about, which checks the recorder itself.
+package psnfacts
+
+import (
+	"errors"
+	"fmt"
+	"time"
+	"unsafe"
+
+	"golang.org/x/sys/windows"
+
+	"github.com/sockstate/sockstate"
+	"github.com/sockstate/sockstate/internal/winsock"
+)
+
+// Fact is the answer to one question.
+type Fact struct {
+	Switch string // the model's switch for it, or "" for a recorded value
+	Answer string // a value of that switch, or what was seen
+	Detail string // codes and values seen
+}
+
+// Record asks every question, each on a completion port and sockets of its
+// own. It fails only when a question could not be asked.
+func Record() ([]Fact, error) {
+	var facts []Fact
+	for _, q := range questions {
+		port, err := windows.CreateIoCompletionPort(windows.InvalidHandle, 0, 0, 0)
+		if err != nil {
+			return facts, err
+		}
+		f, err := q.ask(port)
+		windows.CloseHandle(port)
+		if err != nil {
+			return facts, fmt.Errorf("%s: %w", q.name, err)
+		}
+		f.Switch = q.name
+		facts = append(facts, f)
+	}
+	return facts, nil
+}
+
+var questions = []struct {
+	name string
+	ask  func(port windows.Handle) (Fact, error)
+}{
+	{"trigger", loneTrigger},
+	{"remove_packet", removePacket},
+	{"remove_closed", removeClosed},
+	{"second_port", secondPort},
+	{"empty_call", emptyCall},
+	{"level", levelWithoutIO},
+	{"result", successResult},
+	{"overlapped", overlappedField},
+}
+
+const (
+	persistentLevel = sockstate.SOCK_NOTIFY_TRIGGER_PERSISTENT | sockstate.SOCK_NOTIFY_TRIGGER_LEVEL
+	wait            = 2 * time.Second
+)
+
+// entry is OVERLAPPED_ENTRY with lpOverlapped as a number: it holds
+// whatever the OS put there.
+type entry struct {
+	key, overlapped, internal uintptr
+	bytes                     uint32
+}
+
+func reg(s windows.Handle, key uintptr, op uint8, trigger uint8) sockstate.SockNotifyRegistration {
+	return sockstate.SockNotifyRegistration{Socket: s, CompletionKey: key, EventFilter: sockstate.SOCK_NOTIFY_REGISTER_EVENT_IN,
+		Operation: op, TriggerFlags: trigger}
+}
+
+// apply makes one registration-only call and returns the call's error and
+// the registration's result.
+func apply(port windows.Handle, r sockstate.SockNotifyRegistration) (callErr error, result uint32) {
+	r.RegistrationResult = 0xFFFFFFFF
+	callErr = sockstate.ProcessSocketNotifications(port, 1, &r, 0, 0, nil, nil)
+	return callErr, r.RegistrationResult
+}
+
+// next dequeues one packet within d; ok is false on a timeout.
+func next(port windows.Handle, d time.Duration) (e entry, ok bool, err error) {
+	var n uint32
+	err = sockstate.ProcessSocketNotifications(port, 0, nil, uint32(d.Milliseconds()), 1, (*sockstate.OverlappedEntry)(unsafe.Pointer(&e)), &n)
+	if errors.Is(err, windows.WAIT_TIMEOUT) || errors.Is(err, windows.ERROR_TIMEOUT) {
+		return e, false, nil
+	}
+	return e, err == nil && n == 1, err
+}
+
+// await dequeues until a packet for key has all of want.
+func await(port windows.Handle, key uintptr, want uint32) (entry, error) {
+	deadline := time.Now().Add(wait)
+	for time.Now().Before(deadline) {
+		e, ok, err := next(port, time.Until(deadline))
+		if err != nil || !ok {
+			return e, err
+		}
+		if e.key == key && e.bytes&want == want {
+			return e, nil
+		}
+	}
+	return entry{}, fmt.Errorf("no packet for key %d with events %#x within %v", key, want, wait)
+}
+
+// pair returns a loopback TCP pair and a function that closes it.
+func pair() (client, server windows.Handle, done func(), err error) {
+	client, server, err = winsock.Pair()
+	if err != nil {
+		return 0, 0, nil, err
+	}
+	return client, server, func() { windows.Closesocket(client); windows.Closesocket(server) }, nil
+}
+
+func code(err error, result uint32) string {
+	return fmt.Sprintf("call %v, registrationResult %d", err, result)
+}
+
+func loneTrigger(port windows.Handle) (Fact, error) {
+	_, server, done, err := pair()
+	if err != nil {
+		return Fact{}, err
+	}
+	defer done()
+	callErr, result := apply(port, reg(server, 1, sockstate.SOCK_NOTIFY_OP_ENABLE, sockstate.SOCK_NOTIFY_TRIGGER_LEVEL))
+	f := Fact{Answer: "refuse", Detail: "LEVEL alone: " + code(callErr, result)}
+	if callErr == nil && result == 0 {
+		f.Answer = "persistent"
+	}
+	return f, nil
+}
+
+func removePacket(port windows.Handle) (Fact, error) {
+	client, server, done, err := pair()
+	if err != nil {
+		return Fact{}, err
+	}
+	defer done()
+	if callErr, result := apply(port, reg(server, 2, sockstate.SOCK_NOTIFY_OP_ENABLE, persistentLevel)); callErr != nil || result != 0 {
+		return Fact{}, errors.New("ENABLE: " + code(callErr, result))
+	}
+	if _, err := winsock.Send(client, []byte("unread")); err != nil {
+		return Fact{}, err
+	}
+	if _, err := await(port, 2, sockstate.SOCK_NOTIFY_EVENT_IN); err != nil {
+		return Fact{}, err
+	}
+	if callErr, result := apply(port, reg(server, 2, sockstate.SOCK_NOTIFY_OP_REMOVE, 0)); callErr != nil || result != 0 {
+		return Fact{}, errors.New("REMOVE: " + code(callErr, result))
+	}
+	e, err := await(port, 2, sockstate.SOCK_NOTIFY_EVENT_REMOVE)
+	if err != nil {
+		return Fact{}, err
+	}
+	f := Fact{Answer: "alone", Detail: fmt.Sprintf("REMOVE with IN holding: events %v", sockstate.Events(e.bytes))}
+	if e.bytes != sockstate.SOCK_NOTIFY_EVENT_REMOVE {
+		f.Answer = "coalesced"
+	}
+	return f, nil
+}
+
+func removeClosed(port windows.Handle) (Fact, error) {
+	s, _, err := winsock.UDP()
+	if err != nil {
+		return Fact{}, err
+	}
+	if callErr, result := apply(port, reg(s, 3, sockstate.SOCK_NOTIFY_OP_ENABLE, persistentLevel)); callErr != nil || result != 0 {
+		windows.Closesocket(s)
+		return Fact{}, errors.New("ENABLE: " + code(callErr, result))
+	}
+	windows.Closesocket(s)
+	time.Sleep(100 * time.Millisecond)
+	callErr, result := apply(port, reg(s, 3, sockstate.SOCK_NOTIFY_OP_REMOVE, 0))
+	f := Fact{Detail: "REMOVE after closesocket: " + code(callErr, result)}
+	switch {
+	case callErr != nil:
+		f.Answer = "call"
+	case result != 0:
+		f.Answer = "entry"
+	default:
+		f.Answer = "accepted"
+	}
+	return f, nil
+}
+
+func secondPort(first windows.Handle) (Fact, error) {
+	second, err := windows.CreateIoCompletionPort(windows.InvalidHandle, 0, 0, 0)
+	if err != nil {
+		return Fact{}, err
+	}
+	defer windows.CloseHandle(second)
+	client, server, done, err := pair()
+	if err != nil {
+		return Fact{}, err
+	}
+	defer done()
+	if callErr, result := apply(first, reg(server, 4, sockstate.SOCK_NOTIFY_OP_ENABLE, persistentLevel)); callErr != nil || result != 0 {
+		return Fact{}, errors.New("ENABLE on the first port: " + code(callErr, result))
+	}
+	callErr, result := apply(second, reg(server, 5, sockstate.SOCK_NOTIFY_OP_ENABLE, persistentLevel))
+	f := Fact{Detail: "ENABLE on a second port: " + code(callErr, result)}
+	if _, err := winsock.Send(client, []byte("x")); err != nil {
+		return Fact{}, err
+	}
+	onFirst, _ := await(first, 4, sockstate.SOCK_NOTIFY_EVENT_IN)
+	onSecond, _ := await(second, 5, sockstate.SOCK_NOTIFY_EVENT_IN)
+	f.Detail += fmt.Sprintf("; IN on the first port: %v, on the second: %v", onFirst.key == 4, onSecond.key == 5)
+	switch {
+	case callErr != nil || result != 0:
+		f.Answer = "refuse"
+	case onSecond.key == 5:
+		f.Answer = "move"
+	case onFirst.key == 4:
+		f.Answer = "ignore"
+	default:
+		f.Answer = "lost"
+	}
+	return f, nil
+}
+
+func emptyCall(port windows.Handle) (Fact, error) {
+	err := sockstate.ProcessSocketNotifications(port, 0, nil, 0, 0, nil, nil)
+	f := Fact{Answer: "ok", Detail: fmt.Sprintf("both counts 0: %v", err)}
+	if errors.Is(err, windows.WSAEINVAL) {
+		f.Answer = "einval"
+	} else if err != nil {
+		f.Answer = "error"
+	}
+	return f, nil
+}
+
+func levelWithoutIO(port windows.Handle) (Fact, error) {
+	client, server, done, err := pair()
+	if err != nil {
+		return Fact{}, err
+	}
+	defer done()
+	if callErr, result := apply(port, reg(server, 6, sockstate.SOCK_NOTIFY_OP_ENABLE, persistentLevel)); callErr != nil || result != 0 {
+		return Fact{}, errors.New("ENABLE: " + code(callErr, result))
+	}
+	if _, err := winsock.Send(client, []byte("unread")); err != nil {
+		return Fact{}, err
+	}
+	if _, err := await(port, 6, sockstate.SOCK_NOTIFY_EVENT_IN); err != nil {
+		return Fact{}, err
+	}
+	// At once, or not until something changes: within a second.
+	again, ok, err := next(port, time.Second)
+	if err != nil {
+		return Fact{}, err
+	}
+	f := Fact{Answer: "dequeue", Detail: "IN again after a dequeue, no I/O between, within 1 s: yes"}
+	if !ok || again.key != 6 {
+		f.Answer, f.Detail = "change", "IN again after a dequeue, no I/O between, within 1 s: no"
+	}
+	return f, nil
+}
+
+func successResult(port windows.Handle) (Fact, error) {
+	_, server, done, err := pair()
+	if err != nil {
+		return Fact{}, err
+	}
+	defer done()
+	r := reg(server, 7, sockstate.SOCK_NOTIFY_OP_ENABLE, persistentLevel)
+	first, firstResult := apply(port, r)
+	again, againResult := apply(port, r)
+	f := Fact{Answer: "zero", Detail: "first ENABLE: " + code(first, firstResult) + "; ENABLE again: " + code(again, againResult)}
+	switch {
+	case first != nil || again != nil || firstResult != 0:
+		f.Answer = "error"
+	case againResult == 1:
+		f.Answer = "one"
+	case againResult != 0:
+		f.Answer = "error"
+	}
+	return f, nil
+}
+
+func overlappedField(port windows.Handle) (Fact, error) {
+	_, server, done, err := pair()
+	if err != nil {
+		return Fact{}, err
+	}
+	defer done()
+	r := reg(server, 8, sockstate.SOCK_NOTIFY_OP_ENABLE, persistentLevel)
+	r.EventFilter = sockstate.SOCK_NOTIFY_REGISTER_EVENT_OUT
+	if callErr, result := apply(port, r); callErr != nil || result != 0 {
+		return Fact{}, errors.New("ENABLE: " + code(callErr, result))
+	}
+	e, err := await(port, 8, sockstate.SOCK_NOTIFY_EVENT_OUT)
+	if err != nil {
+		return Fact{}, err
+	}
+	f := Fact{Answer: "null", Detail: fmt.Sprintf("lpOverlapped %#x, Internal %#x", e.overlapped, e.internal)}
+	if e.overlapped != 0 {
+		f.Answer = "junk"
+	}
+	return f, nil
+}
