@@ -325,9 +325,15 @@ static BOOL sample(reg *r)
     info.NumberOfHandles = 1;
     info.Handle = r->base;
     info.Events = AFD_ALL;
+    /* A request that completed at once signalled the event too: clear it,
+     * or the next wait would end before its request and read the input
+     * back as the answer. */
+    ResetEvent(sevent);
+    iosb.Status = STATUS_PENDING_;
     NTSTATUS s = NtDeviceIoControlFile(sdev, sevent, NULL, NULL, &iosb, IOCTL_AFD_POLL, &info, sizeof info, &info, sizeof info);
     if (s == STATUS_PENDING_) {
-        WaitForSingleObject(sevent, INFINITE);
+        while (iosb.Status == STATUS_PENDING_)
+            WaitForSingleObject(sevent, INFINITE);
         s = iosb.Status;
     }
     if (s < 0)
@@ -460,13 +466,31 @@ static LONG portDepth(HANDLE port)
     return depth;
 }
 
+/* emptyPort reports whether port has no packet waiting, asking the OS once
+ * a tick for each port (cache: the ports asked this tick). */
+static BOOL emptyPort(HANDLE port, HANDLE *asked, BOOL *empty, size_t *n, size_t cap)
+{
+    for (size_t i = 0; i < *n; i++)
+        if (asked[i] == port)
+            return empty[i];
+    BOOL e = portDepth(port) == 0;
+    if (*n < cap) {
+        asked[*n] = port;
+        empty[(*n)++] = e;
+    }
+    return e;
+}
+
 /* tick samples what needs sampling; it returns how soon to tick again. */
 static DWORD tick(void)
 {
     DWORD next = INFINITE;
+    HANDLE asked[16];
+    BOOL empty[16];
+    size_t nasked = 0;
     for (size_t i = 0; i < nregs;) {
         reg *r = table[i];
-        if (r->pending && (portDepth(r->port) == 0 || GetTickCount() - r->postedAt >= DEQUEUE_GUESS_MS))
+        if (r->pending && (GetTickCount() - r->postedAt >= DEQUEUE_GUESS_MS || emptyPort(r->port, asked, empty, &nasked, 16)))
             dequeued(r, TRUE);
         else if (r->quiet && !evaluate(r))
             continue; /* killed: table[i] is another one now */
