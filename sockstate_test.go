@@ -85,7 +85,7 @@ func TestSocketNotificationRetrieveEvents(t *testing.T) {
 		{"remove", OverlappedEntry{NumberOfBytesTransferred: SOCK_NOTIFY_EVENT_REMOVE}, 0x80},
 		{"all events", OverlappedEntry{NumberOfBytesTransferred: SOCK_NOTIFY_EVENTS_ALL}, 0xC7},
 		// The key, the OVERLAPPED pointer and Internal play no part, as in C.
-		{"other fields ignored", OverlappedEntry{CompletionKey: ^uintptr(0), Overlapped: ov, Internal: ^uintptr(0), NumberOfBytesTransferred: SOCK_NOTIFY_EVENT_HANGUP | SOCK_NOTIFY_EVENT_ERR}, 0x44},
+		{"other fields ignored", OverlappedEntry{CompletionKey: ^uintptr(0), Overlapped: uintptr(unsafe.Pointer(ov)), Internal: ^uintptr(0), NumberOfBytesTransferred: SOCK_NOTIFY_EVENT_HANGUP | SOCK_NOTIFY_EVENT_ERR}, 0x44},
 		// Not a socket notification: the byte count comes back whole.
 		{"byte count", OverlappedEntry{NumberOfBytesTransferred: 0xFFFFFFFF}, 0xFFFFFFFF},
 	}
@@ -150,8 +150,8 @@ func TestGetQueuedCompletionStatusEx(t *testing.T) {
 		}
 		for i, p := range sent {
 			e := entries[i]
-			if e.CompletionKey != p.key || e.NumberOfBytesTransferred != p.bytes || e.Overlapped != p.ov {
-				t.Errorf("entry %d = {key %#x, bytes %#x, ov %p}, want {key %#x, bytes %#x, ov %p}",
+			if e.CompletionKey != p.key || e.NumberOfBytesTransferred != p.bytes || e.Overlapped != uintptr(unsafe.Pointer(p.ov)) {
+				t.Errorf("entry %d = {key %#x, bytes %#x, ov %#x}, want {key %#x, bytes %#x, ov %p}",
 					i, e.CompletionKey, e.NumberOfBytesTransferred, e.Overlapped, p.key, p.bytes, p.ov)
 			}
 		}
