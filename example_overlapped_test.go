@@ -38,8 +38,8 @@ func ExampleOverlappedEntry_overlapped() {
 		}
 	}
 	entries := make([]sockstate.OverlappedEntry, 4)
-	var n uint32
-	if err := sockstate.GetQueuedCompletionStatusEx(port, &entries[0], uint32(len(entries)), &n, 1000, false); err != nil {
+	n, err := sockstate.Dequeue(port, entries, 1000)
+	if err != nil {
 		fmt.Println(err)
 		return
 	}
