@@ -150,8 +150,8 @@ type Option func(*Poller)
 func WithBackend(b Backend) Option { return func(p *Poller) { p.backend = b } }
 
 var (
-	// ErrClosed is returned by every method of a closed Poller, and by the
-	// Waits that Close interrupts.
+	// ErrClosed is returned by every method of a closed Poller, whatever
+	// its arguments, and by the Waits that Close interrupts.
 	ErrClosed = errors.New("poller: closed")
 	// ErrNotRegistered is returned by Modify and Delete for a socket that
 	// was not added.
@@ -288,13 +288,13 @@ func (p *Poller) Backend() Backend { return p.backend }
 // registration in place, as Modify does, and looks the socket up anew: the
 // handle may have been closed and reused for another socket.
 func (p *Poller) Add(s windows.Handle, key uint64, interest Interest, mode Mode) error {
-	if err := check(s, interest, mode); err != nil {
-		return err
-	}
 	if err := p.lock(); err != nil {
 		return err
 	}
 	defer p.mu.Unlock()
+	if err := check(s, interest, mode); err != nil {
+		return err
+	}
 	if i, ok := p.bySocket[s]; ok {
 		sl := &p.slots[i]
 		sl.key, sl.interest, sl.mode = key, interest, mode
@@ -325,13 +325,13 @@ func (p *Poller) Add(s windows.Handle, key uint64, interest Interest, mode Mode)
 // one-shot registration that has fired. Changing only the key of an armed
 // registration makes no system call.
 func (p *Poller) Modify(s windows.Handle, key uint64, interest Interest, mode Mode) error {
-	if err := check(s, interest, mode); err != nil {
-		return err
-	}
 	if err := p.lock(); err != nil {
 		return err
 	}
 	defer p.mu.Unlock()
+	if err := check(s, interest, mode); err != nil {
+		return err
+	}
 	i, ok := p.bySocket[s]
 	if !ok {
 		return ErrNotRegistered

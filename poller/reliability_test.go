@@ -1,0 +1,47 @@
+//go:build windows
+
+package poller
+
+import (
+	"errors"
+	"testing"
+
+	"golang.org/x/sys/windows"
+
+	"github.com/sockstate/sockstate/internal/sockettest"
+)
+
+// TestClosedPollerRefusesAll: after Close, every method returns ErrClosed,
+// whatever its arguments: bad handles, interests and modes, a slice with no
+// room, a registered socket.
+func TestClosedPollerRefusesAll(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, p *Poller) {
+		_, server := sockettest.Pair(t)
+		if err := p.Add(server, 1, Readable, Level); err != nil {
+			t.Fatal(err)
+		}
+		if err := p.Close(); err != nil {
+			t.Fatal(err)
+		}
+		for name, err := range map[string]error{
+			"Add invalid handle":    p.Add(windows.InvalidHandle, 1, Readable, Level),
+			"Add zero handle":       p.Add(0, 1, Readable, Level),
+			"Add unknown interest":  p.Add(server, 1, 0x40, Level),
+			"Add unknown mode":      p.Add(server, 1, Readable, Mode(9)),
+			"Add registered":        p.Add(server, 1, Readable, Level),
+			"Modify invalid handle": p.Modify(windows.InvalidHandle, 1, Readable, Level),
+			"Modify unknown mode":   p.Modify(server, 1, Readable, Mode(9)),
+			"Modify":                p.Modify(server, 2, Writable, Edge),
+			"Delete invalid handle": p.Delete(windows.InvalidHandle),
+			"Delete":                p.Delete(server),
+			"Wait no room":          func() error { _, err := p.Wait(nil, 0); return err }(),
+			"Wait":                  func() error { _, err := p.Wait(make([]Event, 1), -1); return err }(),
+			"Wake":                  p.Wake(),
+			"Close":                 p.Close(),
+		} {
+			if !errors.Is(err, ErrClosed) {
+				t.Errorf("%s after Close: %v, want ErrClosed", name, err)
+			}
+		}
+	})
+}
