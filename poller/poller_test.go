@@ -495,7 +495,6 @@ func TestBadInput(t *testing.T) {
 		for name, err := range map[string]error{
 			"invalid handle":   p.Add(windows.InvalidHandle, 1, Readable, Level),
 			"zero handle":      p.Add(0, 1, Readable, Level),
-			"Error interest":   p.Add(server, 1, Error, Level),
 			"unknown interest": p.Add(server, 1, 0x40, Level),
 			"unknown mode":     p.Add(server, 1, Readable, Mode(7)),
 			"not a socket":     p.Add(event, 1, Readable, Level),

@@ -46,7 +46,8 @@ import (
 )
 
 // Interest is what a registration waits for, and, in an Event, what
-// happened. Error is always reported, whatever the interest.
+// happened. Error is always reported, whatever the interest; asking for
+// Error alone (or for 0) waits for errors only.
 type Interest uint8
 
 const (
@@ -391,8 +392,8 @@ func check(s windows.Handle, interest Interest, mode Mode) error {
 	switch {
 	case s == windows.InvalidHandle || s == 0:
 		return errors.New("poller: invalid socket handle")
-	case interest&^(Readable|Writable|HangUp) != 0:
-		return fmt.Errorf("poller: interest %v: only Readable, Writable and HangUp can be asked for", interest)
+	case interest&^(Readable|Writable|HangUp|Error) != 0:
+		return fmt.Errorf("poller: interest %v: only Readable, Writable, HangUp and Error can be asked for", interest)
 	case mode > OneShotEdge:
 		return fmt.Errorf("poller: unknown mode %v", mode)
 	}

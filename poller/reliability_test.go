@@ -45,3 +45,23 @@ func TestClosedPollerRefusesAll(t *testing.T) {
 		}
 	})
 }
+
+// TestErrorInterest: Error alone is an interest Add accepts. Data that
+// arrives is not reported; a reset by the peer is, as Error and nothing
+// else.
+func TestErrorInterest(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, p *Poller) {
+		client, server := sockettest.Pair(t)
+		if err := p.Add(server, 70, Error, Level); err != nil {
+			t.Fatal(err)
+		}
+		sockettest.Send(t, client, "x")
+		expectQuiet(t, p, 70, quiet)
+		linger := windows.Linger{Onoff: 1, Linger: 0}
+		windows.SetsockoptLinger(client, windows.SOL_SOCKET, windows.SO_LINGER, &linger)
+		windows.Closesocket(client)
+		if ev := expect(t, p, 70, Error); ev != Error {
+			t.Errorf("a reset with interest Error gave %v, want Error alone", ev)
+		}
+	})
+}
