@@ -256,27 +256,6 @@ func TestModify(t *testing.T) {
 	})
 }
 
-// TestAddTwice: adding a registered socket again updates it in place;
-// events come under the new key only, and no slot is left behind.
-func TestAddTwice(t *testing.T) {
-	forEachBackend(t, func(t *testing.T, p *Poller) {
-		client, server := sockettest.Pair(t)
-		if err := p.Add(server, 60, Writable, OneShotLevel); err != nil {
-			t.Fatal(err)
-		}
-		if err := p.Add(server, 61, Readable, Level); err != nil {
-			t.Fatal(err)
-		}
-		sockettest.Send(t, client, "x")
-		if ev := expect(t, p, 61, Readable); ev&Writable != 0 {
-			t.Errorf("the first registration's interest is still there: %v", ev)
-		}
-		if n := p.slotsInUse(); n != 1 {
-			t.Errorf("%d slots in use for one socket", n)
-		}
-	})
-}
-
 func TestDelete(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, p *Poller) {
 		client, server := sockettest.Pair(t)

@@ -20,10 +20,12 @@
 //     as for Level. A program that drains each event until WSAEWOULDBLOCK,
 //     as edge triggering requires, sees the same events on both backends;
 //     one that does not is told again on AFD, never less.
-//   - A socket closed without Delete: AFD reports the close and the poller
+//   - A socket closed without Delete: AFD reports the close of a socket
+//     that has a poll out (Level, Edge, an armed one-shot) and the poller
 //     frees its slot; ProcessSocketNotifications removes the registration
-//     silently, so the slot is freed when the same handle is added again,
-//     on Delete, or on Close.
+//     silently, and a one-shot that has fired has no poll out on AFD, so
+//     there the handle stays registered until Delete or Close. Delete
+//     before closesocket (see Delete).
 //   - Errors: AFD reports a reset connection and a failed connect as Error;
 //     ProcessSocketNotifications reports what the OS calls
 //     SOCK_NOTIFY_EVENT_ERR.
@@ -157,6 +159,9 @@ var (
 	// ErrNotRegistered is returned by Modify and Delete for a socket that
 	// was not added.
 	ErrNotRegistered = errors.New("poller: socket not registered")
+	// ErrAlreadyRegistered is matched (errors.Is) by the error of Add for
+	// a socket that is registered already.
+	ErrAlreadyRegistered = errors.New("poller: socket already registered")
 )
 
 // Completion keys of the packets the poller posts itself.
@@ -285,9 +290,11 @@ func New(opts ...Option) (*Poller, error) {
 func (p *Poller) Backend() Backend { return p.backend }
 
 // Add registers socket s (a Winsock socket) under key with an interest and
-// a mode. Adding a socket that is registered already updates that
-// registration in place, as Modify does, and looks the socket up anew: the
-// handle may have been closed and reused for another socket.
+// a mode. A socket that is registered already is refused with an error
+// matching ErrAlreadyRegistered, as epoll refuses it with EEXIST: a second
+// Add is usually a slip in the caller's bookkeeping. Modify is the way to
+// change a registration. (A socket closed without Delete may keep its
+// handle registered: see Delete.)
 func (p *Poller) Add(s windows.Handle, key uint64, interest Interest, mode Mode) error {
 	if err := p.lock(); err != nil {
 		return err
@@ -296,16 +303,8 @@ func (p *Poller) Add(s windows.Handle, key uint64, interest Interest, mode Mode)
 	if err := check(s, interest, mode); err != nil {
 		return err
 	}
-	if i, ok := p.bySocket[s]; ok {
-		sl := &p.slots[i]
-		sl.key, sl.interest, sl.mode = key, interest, mode
-		sl.afd.base = 0 // AFD: the base handle of whatever socket s is now
-		if err := p.impl.arm(i); err != nil {
-			p.drop(i)
-			return err
-		}
-		sl.armed = true
-		return nil
+	if _, ok := p.bySocket[s]; ok {
+		return fmt.Errorf("poller: Add of socket %#x: %w", uintptr(s), ErrAlreadyRegistered)
 	}
 	i, err := p.alloc()
 	if err != nil {
@@ -353,7 +352,18 @@ func (p *Poller) Modify(s windows.Handle, key uint64, interest Interest, mode Mo
 // Delete removes socket s. It returns at once, also while other goroutines
 // Wait; the poller frees the registration when the OS confirms. No event of
 // s is dequeued after Delete returns (a Wait that dequeued one just before
-// may still return it). Call it before closesocket.
+// may still return it).
+//
+// Call it before closesocket. A socket closed without Delete is noticed
+// only on AFD and only while the poller has a poll out for it (Level and
+// Edge registrations, and one-shot ones that are armed): then the poller
+// frees the registration by itself. A one-shot registration that has
+// fired, and every registration on ProcessSocketNotifications, keep the
+// handle registered until Delete or Close, and Add refuses the handle
+// meanwhile. So after closing a socket without Delete, call Delete with
+// its handle before adding a socket that may have been given the same
+// handle: it returns nil, or ErrNotRegistered if the poller has noticed
+// the close already.
 func (p *Poller) Delete(s windows.Handle) error {
 	if err := p.lock(); err != nil {
 		return err

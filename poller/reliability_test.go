@@ -65,3 +65,61 @@ func TestErrorInterest(t *testing.T) {
 		}
 	})
 }
+
+// TestAddRegisteredRefused: adding a registered socket again returns an
+// error matching ErrAlreadyRegistered and changes nothing: events keep
+// coming under the first key and interest, in one slot. Modify is the way
+// to change a registration.
+func TestAddRegisteredRefused(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, p *Poller) {
+		client, server := sockettest.Pair(t)
+		if err := p.Add(server, 60, Readable, Level); err != nil {
+			t.Fatal(err)
+		}
+		if err := p.Add(server, 61, Writable, OneShotLevel); !errors.Is(err, ErrAlreadyRegistered) {
+			t.Fatalf("second Add: %v, want ErrAlreadyRegistered", err)
+		}
+		sockettest.Send(t, client, "x")
+		if ev := expect(t, p, 60, Readable); ev != Readable {
+			t.Errorf("after a refused Add: %v, want Readable under the first key", ev)
+		}
+		if n := p.slotsInUse(); n != 1 {
+			t.Errorf("%d slots in use for one socket", n)
+		}
+		if err := p.Modify(server, 61, Writable, Level); err != nil {
+			t.Fatal(err)
+		}
+		if ev := expect(t, p, 61, Writable); ev&Readable != 0 {
+			t.Errorf("Readable after Modify to Writable: %v", ev)
+		}
+	})
+}
+
+// TestClosedOneShotWithoutDelete checks what Delete's doc says of a socket
+// closed without Delete after its one-shot registration fired: the handle
+// stays registered (Add of it is refused with ErrAlreadyRegistered, one
+// slot in use) on both backends, and Delete returns nil and frees the slot.
+func TestClosedOneShotWithoutDelete(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, p *Poller) {
+		client, server := sockettest.Pair(t)
+		if err := p.Add(server, 90, Readable, OneShotLevel); err != nil {
+			t.Fatal(err)
+		}
+		sockettest.Send(t, client, "x")
+		expect(t, p, 90, Readable)
+		windows.Closesocket(server)
+		expectQuiet(t, p, 90, quiet)
+		if err := p.Add(server, 91, Readable, Level); !errors.Is(err, ErrAlreadyRegistered) {
+			t.Errorf("Add of the closed one-shot's handle before Delete: %v, want ErrAlreadyRegistered", err)
+		}
+		if n := p.slotsInUse(); n != 1 {
+			t.Errorf("%d slots in use, want the closed one-shot's", n)
+		}
+		if err := p.Delete(server); err != nil {
+			t.Fatalf("Delete after closesocket: %v", err)
+		}
+		if n := p.slotsInUse(); n != 0 {
+			t.Errorf("%d slots in use after Delete", n)
+		}
+	})
+}
