@@ -39,6 +39,7 @@ import (
 	"fmt"
 	"math"
 	"sync"
+	"sync/atomic"
 	"time"
 	"unsafe"
 
@@ -184,6 +185,11 @@ type Poller struct {
 	bySocket map[windows.Handle]int32
 	closed   bool
 	waiters  sync.WaitGroup
+	waiting  atomic.Int32 // Waits under way
+	// spareWakes are Wakes dequeued in one batch beyond the one that
+	// batch's Wait consumed and beyond the Waits there were to release:
+	// each makes a Wait that starts return at once.
+	spareWakes int
 }
 
 // slot is one registration. The kernel knows it by id(): its index and
@@ -444,9 +450,12 @@ type rawEntry struct {
 const _ = -(unsafe.Sizeof(rawEntry{}) - unsafe.Sizeof(sockstate.OverlappedEntry{})) // same size
 
 // Wait waits up to timeout (forever if negative) for events, fills events
-// with them and returns how many. It returns 0 and a nil error on a timeout
-// or a Wake, and ErrClosed once the poller is closed. It does not allocate
-// when it returns events.
+// with them and returns how many. It blocks at most once: after the first
+// packets arrive it takes whatever else is queued already, without
+// waiting, until events is full, so a Wait is not limited to one batch of
+// the OS. It returns 0 and a nil error on a timeout, n (maybe 0) and a nil
+// error when a Wake releases it, and ErrClosed once the poller is closed.
+// It does not allocate when it returns events.
 func (p *Poller) Wait(events []Event, timeout time.Duration) (int, error) {
 	if err := p.lock(); err != nil {
 		return 0, err
@@ -456,32 +465,50 @@ func (p *Poller) Wait(events []Event, timeout time.Duration) (int, error) {
 		// A packet dequeued with nowhere to go would be an event lost.
 		return 0, errors.New("poller: Wait needs room for at least one event")
 	}
+	if p.spareWakes > 0 {
+		p.spareWakes--
+		p.mu.Unlock()
+		return 0, nil
+	}
 	p.waiters.Add(1)
+	p.waiting.Add(1)
 	p.impl.flush() // re-arm what the caller has handled since its last Wait
 	p.mu.Unlock()
 	defer p.waiters.Done()
+	defer p.waiting.Add(-1)
 
 	var raw [64]rawEntry
 	deadline := time.Now().Add(timeout)
+	n := 0
 	for {
 		ms := uint32(windows.INFINITE)
-		if timeout >= 0 {
+		switch {
+		case n > 0:
+			ms = 0 // only what is queued already: never block twice
+		case timeout >= 0:
 			ms = millis(time.Until(deadline))
 		}
-		max := min(len(events), len(raw)) // one event at most a packet
+		batch := min(len(events)-n, len(raw)) // one event at most a packet
 		var got uint32
-		err := sockstate.GetQueuedCompletionStatusEx(p.port, (*sockstate.OverlappedEntry)(unsafe.Pointer(&raw[0])), uint32(max), &got, ms, false)
-		if err == windows.WAIT_TIMEOUT {
-			return 0, nil
-		}
-		if err != nil {
+		err := sockstate.GetQueuedCompletionStatusEx(p.port, (*sockstate.OverlappedEntry)(unsafe.Pointer(&raw[0])), uint32(batch), &got, ms, false)
+		switch {
+		case err == windows.WAIT_TIMEOUT:
+			return n, nil
+		case err != nil && n > 0:
+			return n, nil // the events first; the error comes again
+		case err != nil:
 			return 0, fmt.Errorf("poller: GetQueuedCompletionStatusEx: %w", err)
 		}
-		n, woken, closed := p.deliver(raw[:got], events)
+		k, woken, closed := p.deliver(raw[:got], events[n:], n == 0)
+		n += k
 		switch {
 		case closed:
 			return 0, ErrClosed
-		case n > 0 || woken:
+		case woken:
+			return n, nil
+		case int(got) == batch && n < len(events):
+			continue // a full batch: more may be queued
+		case n > 0:
 			return n, nil
 		case timeout >= 0 && !time.Now().Before(deadline):
 			return 0, nil
@@ -489,14 +516,20 @@ func (p *Poller) Wait(events []Event, timeout time.Duration) (int, error) {
 	}
 }
 
-// deliver turns dequeued packets into events.
-func (p *Poller) deliver(raw []rawEntry, events []Event) (n int, woken, closed bool) {
+// deliver turns dequeued packets into events. A Wait consumes at most one
+// Wake: of the other wake packets of the batch, one is posted again for
+// each other Wait under way, and the rest kept as spareWakes for the Waits
+// that start next (posting them all again would make each Wait post up to
+// 63 packets). idle says that the Wait has no events yet, so that it re-arms
+// what waits to be re-armed before it blocks again.
+func (p *Poller) deliver(raw []rawEntry, events []Event, idle bool) (n int, woken, closed bool) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	wakes := 0
 	for i := range raw {
 		switch raw[i].key {
 		case wakeKey:
-			woken = true
+			wakes++
 			continue
 		case closeKey:
 			closed = true
@@ -507,13 +540,21 @@ func (p *Poller) deliver(raw []rawEntry, events []Event) (n int, woken, closed b
 			n++
 		}
 	}
+	// Posting cannot fail while a Wait holds the port open, but for want
+	// of memory.
 	if closed {
 		p.post(closeKey) // for the next Wait
+	} else if extra := wakes - 1; extra > 0 {
+		again := min(extra, int(p.waiting.Load())-1)
+		for range again {
+			p.post(wakeKey) // for another Wait
+		}
+		p.spareWakes += extra - again
 	}
-	if n == 0 {
+	if n == 0 && idle {
 		p.impl.flush() // nothing for the caller: re-arm before waiting again
 	}
-	return n, woken, closed
+	return n, wakes > 0, closed
 }
 
 // millis rounds d up to whole milliseconds, so that a short timeout is not
@@ -526,7 +567,9 @@ func millis(d time.Duration) uint32 {
 	return uint32(min(ms, math.MaxUint32-1))
 }
 
-// Wake makes one Wait return at once (with the events it has, maybe none).
+// Wake makes one Wait return at once (with the events it has, maybe none):
+// k Wakes release k Waits, those that are blocked and, for the rest, the
+// next ones to start. One Wake per goroutine is a way to stop them.
 func (p *Poller) Wake() error {
 	if err := p.lock(); err != nil {
 		return err

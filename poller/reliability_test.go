@@ -4,12 +4,86 @@ package poller
 
 import (
 	"errors"
+	"sync"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"golang.org/x/sys/windows"
 
 	"github.com/sockstate/sockstate/internal/sockettest"
 )
+
+// TestWakeReleasesOneWaitEach: 8 goroutines block in Wait with room for 64
+// events, and 8 Wakes make all 8 return (0, nil) within 5 s. Then 8
+// goroutines Wait in a loop while 2,000 Wakes are posted: they return
+// (0, nil) exactly 2,000 times, no fewer (within 10 s) and no more (in the
+// 200 ms after).
+func TestWakeReleasesOneWaitEach(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, p *Poller) {
+		const waiters = 8
+		returned := make(chan error, waiters)
+		for range waiters {
+			go func() {
+				n, err := p.Wait(make([]Event, 64), -1)
+				if err == nil && n != 0 {
+					err = errors.New("events on an idle poller")
+				}
+				returned <- err
+			}()
+		}
+		time.Sleep(100 * time.Millisecond) // let them block
+		for range waiters {
+			if err := p.Wake(); err != nil {
+				t.Fatal(err)
+			}
+		}
+		timeout := time.After(5 * time.Second)
+		for i := range waiters {
+			select {
+			case err := <-returned:
+				if err != nil {
+					t.Fatal(err)
+				}
+			case <-timeout:
+				t.Fatalf("%d Wakes released %d of %d blocked Waits", waiters, i, waiters)
+			}
+		}
+
+		const wakes = 2000
+		var count atomic.Int64
+		var wg sync.WaitGroup
+		for range waiters {
+			wg.Go(func() {
+				events := make([]Event, 64)
+				for {
+					n, err := p.Wait(events, -1)
+					if err != nil {
+						return // closed
+					}
+					if n == 0 {
+						count.Add(1)
+					}
+				}
+			})
+		}
+		for range wakes {
+			if err := p.Wake(); err != nil {
+				t.Fatal(err)
+			}
+		}
+		deadline := time.Now().Add(10 * time.Second)
+		for count.Load() < wakes && time.Now().Before(deadline) {
+			time.Sleep(10 * time.Millisecond)
+		}
+		time.Sleep(quiet)
+		if got := count.Load(); got != wakes {
+			t.Errorf("%d Wakes made Wait return %d times", wakes, got)
+		}
+		p.Close()
+		wg.Wait()
+	})
+}
 
 // TestClosedPollerRefusesAll: after Close, every method returns ErrClosed,
 // whatever its arguments: bad handles, interests and modes, a slice with no
@@ -62,6 +136,49 @@ func TestErrorInterest(t *testing.T) {
 		windows.Closesocket(client)
 		if ev := expect(t, p, 70, Error); ev != Error {
 			t.Errorf("a reset with interest Error gave %v, want Error alone", ev)
+		}
+	})
+}
+
+// TestWaitFillsSlice: with 100 level-triggered sockets ready, a Wait with
+// room for 128 events returns all 100 (some Wait within 5 s does; each
+// returns at most what is queued), more than the 64 packets one dequeue
+// takes. With one socket ready, a Wait with room for 128 and a 10 s timeout
+// returns that one within 5 s: it does not block again for the rest.
+func TestWaitFillsSlice(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, p *Poller) {
+		const sockets = 100
+		servers := make([]windows.Handle, sockets)
+		for i := range sockets {
+			client, server := sockettest.Pair(t)
+			servers[i] = server
+			if err := p.Add(server, uint64(i), Readable, Level); err != nil {
+				t.Fatal(err)
+			}
+			sockettest.Send(t, client, "x")
+		}
+		events := make([]Event, 128)
+		most := 0
+		for deadline := time.Now().Add(5 * time.Second); most < sockets && time.Now().Before(deadline); {
+			n, err := p.Wait(events, time.Second)
+			if err != nil {
+				t.Fatal(err)
+			}
+			most = max(most, n)
+		}
+		if most != sockets {
+			t.Errorf("with %d sockets ready, Waits with room for %d returned at most %d", sockets, len(events), most)
+		}
+		for _, s := range servers[1:] {
+			if err := p.Delete(s); err != nil {
+				t.Fatal(err)
+			}
+		}
+		expect(t, p, 0, Readable) // and the Deletes' packets are gone
+		start := time.Now()
+		n, err := p.Wait(events, 10*time.Second)
+		if n != 1 || err != nil || time.Since(start) > 5*time.Second {
+			t.Errorf("one socket ready: Wait gave (%d, %v) after %v", n, err, time.Since(start))
 		}
 	})
 }
