@@ -16,6 +16,10 @@
 // each poll comes back, and Close waits for that.
 //
 // Differences between the backends, where the OS leaves no choice:
+//   - Level with several goroutines in Wait (see Level): AFD polls a
+//     reported socket again when the next Wait starts, so a Wait blocked
+//     already is not told of it until then; ProcessSocketNotifications
+//     re-queues it by itself and may hand it to a blocked Wait at once.
 //   - Edge on AFD is emulated: the socket is polled again after each event,
 //     as for Level. A program that drains each event until WSAEWOULDBLOCK,
 //     as edge triggering requires, sees the same events on both backends;
@@ -87,7 +91,14 @@ func (i Interest) String() string {
 type Mode uint8
 
 const (
-	// Level reports the socket while it is ready, at every Wait.
+	// Level reports the socket while it is ready, at every Wait. With
+	// several goroutines in Wait: after a Wait returns the event, it is
+	// reported again, while the socket stays ready, once a Wait starts
+	// (on any goroutine), to that Wait or to one already blocked. A Wait
+	// that was blocked already is not handed it before that on AFD; on
+	// ProcessSocketNotifications the OS may queue it again at once, so a
+	// blocked Wait can get it while another goroutine still handles it.
+	// To give each readiness to one goroutine, use a one-shot mode.
 	Level Mode = iota
 	// Edge reports the socket when it becomes ready; drain it until
 	// WSAEWOULDBLOCK before waiting again. (Emulated on AFD: see the

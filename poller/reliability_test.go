@@ -212,6 +212,56 @@ func TestAddRegisteredRefused(t *testing.T) {
 	})
 }
 
+// TestLevelAndBlockedWait checks the package doc's rule for Level with
+// several goroutines: two goroutines block in Wait and data arrives; one of
+// them returns the event and does not Wait again. On AFD the other stays
+// blocked (for 200 ms here) while the data stays unread; on both backends,
+// once a new Wait starts the socket is reported again within 5 s, to the
+// blocked Wait or the new one.
+func TestLevelAndBlockedWait(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, p *Poller) {
+		client, server := sockettest.Pair(t)
+		if err := p.Add(server, 80, Readable, Level); err != nil {
+			t.Fatal(err)
+		}
+		type result struct {
+			n   int
+			err error
+		}
+		results := make(chan result, 3)
+		wait := func(timeout time.Duration) {
+			events := make([]Event, 4)
+			n, err := p.Wait(events, timeout)
+			if n > 0 && events[0].Key != 80 {
+				err = errors.New("an event of another key")
+			}
+			results <- result{n, err}
+		}
+		go wait(10 * time.Second)
+		go wait(10 * time.Second)
+		for p.waiting.Load() < 2 { // both have started (and re-armed)
+			time.Sleep(time.Millisecond)
+		}
+		sockettest.Send(t, client, "x")
+		if r := <-results; r.n != 1 || r.err != nil {
+			t.Fatalf("first Wait: (%d, %v), want the event", r.n, r.err)
+		}
+		if p.Backend() == AFD {
+			select {
+			case r := <-results:
+				t.Fatalf("AFD: the blocked Wait returned (%d, %v) before a new Wait started", r.n, r.err)
+			case <-time.After(quiet):
+			}
+		}
+		go wait(5 * time.Second)
+		if r := <-results; r.n != 1 || r.err != nil {
+			t.Fatalf("after a new Wait started: (%d, %v), want the event again", r.n, r.err)
+		}
+		p.Wake() // release the Wait that is left
+		<-results
+	})
+}
+
 // TestClosedOneShotWithoutDelete checks what Delete's doc says of a socket
 // closed without Delete after its one-shot registration fired: the handle
 // stays registered (Add of it is refused with ErrAlreadyRegistered, one
