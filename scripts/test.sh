@@ -63,7 +63,8 @@ GOOS=windows go build -gcflags=github.com/sockstate/sockstate=-m . 2>&1 |
 	fail "SocketNotificationRetrieveEvents is no longer inlinable"
 
 step "ABI stub DLL (testdata/abistub)"
-stub_dir="$WINEPREFIX/sockstate"
+stub_dir="$work/abistub" # this run's own: runs side by side share the prefix
+mkdir -p "$stub_dir"
 build_stub() {
 	"$1" -shared -O2 -Wall -Werror -o "$2" testdata/abistub/abistub.c testdata/abistub/abistub.def \
 		-Wl,--kill-at -Wl,--enable-stdcall-fixup
