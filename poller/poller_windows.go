@@ -82,7 +82,10 @@ func (i Interest) String() string {
 		}
 	}
 	if i != 0 {
-		s += fmt.Sprintf("|%#x", uint8(i))
+		if s != "" {
+			s += "|"
+		}
+		s += fmt.Sprintf("%#x", uint8(i))
 	}
 	return s
 }
