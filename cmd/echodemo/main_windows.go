@@ -56,11 +56,17 @@ func main() {
 	}
 	if err := run(backend, *goroutines, echo.Load{Clients: *clients, Messages: *messages, Size: *size}); err != nil {
 		fmt.Fprintln(os.Stderr, "echodemo:", err)
-		if errors.Is(err, sockstate.ErrNotSupported) {
-			os.Exit(3)
-		}
-		os.Exit(1)
+		os.Exit(exitCode(err))
 	}
+}
+
+// exitCode is the exit code for an error of run: 3 for a missing backend,
+// else 1.
+func exitCode(err error) int {
+	if errors.Is(err, sockstate.ErrNotSupported) {
+		return 3
+	}
+	return 1
 }
 
 // Limits of the flags; see the package doc.
