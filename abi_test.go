@@ -181,10 +181,10 @@ func TestABIStubProcessSocketNotifications(t *testing.T) {
 			if i%2 == 0 {
 				wantOv = marker
 			}
-			if ov := uintptr(unsafe.Pointer(e.Overlapped)); ov != wantOv {
+			if ov := e.Overlapped; ov != wantOv {
 				t.Errorf("entry %d: Go reads lpOverlapped %#x, C wrote %#x", i, ov, wantOv)
 			}
-			e.Overlapped = nil
+			e.Overlapped = 0
 			want := OverlappedEntry{
 				CompletionKey:            ^uintptr(i),
 				Internal:                 internal<<16 | uintptr(i),

@@ -14,7 +14,9 @@
 //
 // [Process] is the call to use: ProcessSocketNotifications over slices,
 // without allocations, with the OS's pointer and count rules applied and the
-// refused registrations gathered into one [RegistrationError].
+// refused registrations gathered into one [RegistrationError]. [Dequeue] is
+// GetQueuedCompletionStatusEx over a slice. Both report a timeout as 0
+// entries and a nil error; the raw calls return the OS's code.
 // [SockNotifyRegistration.Validate] checks a registration against the
 // documented rules; [Events], [Op] and [Trigger] print flags as names.
 //

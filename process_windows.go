@@ -28,7 +28,7 @@ import (
 //
 // A timeout is not an error: Process returns 0 and a nil error, whichever of
 // WAIT_TIMEOUT or ERROR_TIMEOUT the OS returned (the reference page names
-// both). After a success or a timeout, every registration's
+// both), as [Dequeue] does (its doc says why). After a success or a timeout, every registration's
 // RegistrationResult holds the OS's answer; if any is not 0, Process returns
 // a *[RegistrationError] naming each one, together with the entries it did
 // dequeue. Any other error means the OS applied nothing and dequeued

@@ -86,7 +86,7 @@ func TestSocketNotificationRetrieveEvents(t *testing.T) {
 		{"remove", OverlappedEntry{NumberOfBytesTransferred: SOCK_NOTIFY_EVENT_REMOVE}, 0x80},
 		{"all events", OverlappedEntry{NumberOfBytesTransferred: SOCK_NOTIFY_EVENTS_ALL}, 0xC7},
 		// The key, the OVERLAPPED pointer and Internal play no part, as in C.
-		{"other fields ignored", OverlappedEntry{CompletionKey: ^uintptr(0), Overlapped: ov, Internal: ^uintptr(0), NumberOfBytesTransferred: SOCK_NOTIFY_EVENT_HANGUP | SOCK_NOTIFY_EVENT_ERR}, 0x44},
+		{"other fields ignored", OverlappedEntry{CompletionKey: ^uintptr(0), Overlapped: uintptr(unsafe.Pointer(ov)), Internal: ^uintptr(0), NumberOfBytesTransferred: SOCK_NOTIFY_EVENT_HANGUP | SOCK_NOTIFY_EVENT_ERR}, 0x44},
 		// Not a socket notification: the byte count comes back whole.
 		{"byte count", OverlappedEntry{NumberOfBytesTransferred: 0xFFFFFFFF}, 0xFFFFFFFF},
 	}
@@ -151,8 +151,8 @@ func TestGetQueuedCompletionStatusEx(t *testing.T) {
 		}
 		for i, p := range sent {
 			e := entries[i]
-			if e.CompletionKey != p.key || e.NumberOfBytesTransferred != p.bytes || e.Overlapped != p.ov {
-				t.Errorf("entry %d = {key %#x, bytes %#x, ov %p}, want {key %#x, bytes %#x, ov %p}",
+			if e.CompletionKey != p.key || e.NumberOfBytesTransferred != p.bytes || e.Overlapped != uintptr(unsafe.Pointer(p.ov)) {
+				t.Errorf("entry %d = {key %#x, bytes %#x, ov %#x}, want {key %#x, bytes %#x, ov %p}",
 					i, e.CompletionKey, e.NumberOfBytesTransferred, e.Overlapped, p.key, p.bytes, p.ov)
 			}
 		}
@@ -756,4 +756,60 @@ func (p livePort) poll(key uintptr, d time.Duration) bool {
 			return true
 		}
 	}
+}
+
+// TestDequeue: the slice form of GetQueuedCompletionStatusEx refuses an
+// empty slice (nil and zero-length) without dequeuing (the packet posted
+// before is still there afterwards), returns (0, nil) on a timeout of 0 and
+// 30 ms, returns the packets posted in order, and reports a handle that is
+// not a port as ERROR_INVALID_HANDLE. It also logs what the raw call does
+// with a count of 0.
+func TestDequeue(t *testing.T) {
+	port := newPort(t)
+	if err := windows.PostQueuedCompletionStatus(port, 3, 33, nil); err != nil {
+		t.Fatal(err)
+	}
+	for name, entries := range map[string][]OverlappedEntry{"nil": nil, "empty": make([]OverlappedEntry, 0, 4)} {
+		if n, err := Dequeue(port, entries, 0); n != 0 || err == nil {
+			t.Errorf("%s slice: (%d, %v), want an error", name, n, err)
+		}
+	}
+	entries := make([]OverlappedEntry, 4)
+	if n, err := Dequeue(port, entries, 0); n != 1 || err != nil || entries[0].CompletionKey != 33 || entries[0].NumberOfBytesTransferred != 3 {
+		t.Fatalf("after the refused calls: (%d, %v) %+v, want the packet posted before", n, err, entries[0])
+	}
+	for _, ms := range []uint32{0, 30} {
+		if n, err := Dequeue(port, entries, ms); n != 0 || err != nil {
+			t.Errorf("timeout %d ms: (%d, %v), want (0, nil)", ms, n, err)
+		}
+	}
+	for i := range 6 {
+		if err := windows.PostQueuedCompletionStatus(port, 0, uintptr(i), nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var keys []uintptr
+	for len(keys) < 6 {
+		n, err := Dequeue(port, entries, 1000)
+		if err != nil || n == 0 {
+			t.Fatalf("Dequeue: (%d, %v) after %v", n, err, keys)
+		}
+		for _, e := range entries[:n] {
+			keys = append(keys, e.CompletionKey)
+		}
+	}
+	if fmt.Sprint(keys) != "[0 1 2 3 4 5]" {
+		t.Errorf("keys %v, want 0 to 5 in order", keys)
+	}
+	if _, err := Dequeue(windows.Handle(0x7FFFFFF0), entries, 0); !errors.Is(err, windows.ERROR_INVALID_HANDLE) {
+		t.Errorf("not a port: %v, want ERROR_INVALID_HANDLE", err)
+	}
+
+	// The raw call with a count of 0, into room for one, for the record.
+	if err := windows.PostQueuedCompletionStatus(port, 0, 44, nil); err != nil {
+		t.Fatal(err)
+	}
+	var n uint32
+	err := GetQueuedCompletionStatusEx(port, &entries[0], 0, &n, 0, false)
+	t.Logf("raw GetQueuedCompletionStatusEx with a count of 0: n=%d, err=%v", n, err)
 }

@@ -69,10 +69,17 @@ func checkLoad(err error) error {
 // golang.org/x/sys/windows binds only GetQueuedCompletionStatus, which
 // dequeues one packet a call.
 //
+// This is the raw call: it passes its arguments to the OS unchanged and
+// returns what the OS returns. [Dequeue] is the same call over a slice, and
+// the one to use: it refuses an empty slice and reports a timeout as 0
+// entries and a nil error.
+//
 // Use it to dequeue socket notifications of persistent registrations, which
 // need no re-arming call, or any other completion. On a timeout it returns
 // windows.WAIT_TIMEOUT; other errors are the windows.Errno of GetLastError,
 // such as windows.ERROR_INVALID_HANDLE for a handle that is not a port.
+// count must be at least 1: under Wine a count of 0 still dequeues one
+// packet into *entries.
 //
 // Requires Windows Vista or later.
 //

@@ -62,8 +62,15 @@ type OverlappedEntry struct {
 	// CompletionKey (ULONG_PTR lpCompletionKey) is the packet's key.
 	CompletionKey uintptr
 	// Overlapped (LPOVERLAPPED lpOverlapped) is the packet's OVERLAPPED
-	// pointer; reserved for socket notifications.
-	Overlapped *windows.Overlapped
+	// pointer as a plain number: the OS writes whatever the packet carries,
+	// reserved bits for a socket notification or any integer that a
+	// PostQueuedCompletionStatus caller passed, and a Go pointer type
+	// holding such a value crashes the garbage collector or the stack
+	// copier. A caller that posted or started I/O with a real OVERLAPPED
+	// keeps it reachable itself until its packet comes back, and finds it
+	// by this number, for instance in a map keyed by
+	// uintptr(unsafe.Pointer(ov)) (see the example).
+	Overlapped uintptr
 	// Internal (ULONG_PTR Internal) is reserved.
 	Internal uintptr
 	// NumberOfBytesTransferred (DWORD dwNumberOfBytesTransferred) is the byte

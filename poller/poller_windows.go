@@ -16,14 +16,20 @@
 // each poll comes back, and Close waits for that.
 //
 // Differences between the backends, where the OS leaves no choice:
+//   - Level with several goroutines in Wait (see Level): AFD polls a
+//     reported socket again when the next Wait starts, so a Wait blocked
+//     already is not told of it until then; ProcessSocketNotifications
+//     re-queues it by itself and may hand it to a blocked Wait at once.
 //   - Edge on AFD is emulated: the socket is polled again after each event,
 //     as for Level. A program that drains each event until WSAEWOULDBLOCK,
 //     as edge triggering requires, sees the same events on both backends;
 //     one that does not is told again on AFD, never less.
-//   - A socket closed without Delete: AFD reports the close and the poller
+//   - A socket closed without Delete: AFD reports the close of a socket
+//     that has a poll out (Level, Edge, an armed one-shot) and the poller
 //     frees its slot; ProcessSocketNotifications removes the registration
-//     silently, so the slot is freed when the same handle is added again,
-//     on Delete, or on Close.
+//     silently, and a one-shot that has fired has no poll out on AFD, so
+//     there the handle stays registered until Delete or Close. Delete
+//     before closesocket (see Delete).
 //   - Errors: AFD reports a reset connection and a failed connect as Error;
 //     ProcessSocketNotifications reports what the OS calls
 //     SOCK_NOTIFY_EVENT_ERR.
@@ -37,6 +43,7 @@ import (
 	"fmt"
 	"math"
 	"sync"
+	"sync/atomic"
 	"time"
 	"unsafe"
 
@@ -46,7 +53,8 @@ import (
 )
 
 // Interest is what a registration waits for, and, in an Event, what
-// happened. Error is always reported, whatever the interest.
+// happened. Error is always reported, whatever the interest; asking for
+// Error alone (or for 0) waits for errors only.
 type Interest uint8
 
 const (
@@ -74,7 +82,10 @@ func (i Interest) String() string {
 		}
 	}
 	if i != 0 {
-		s += fmt.Sprintf("|%#x", uint8(i))
+		if s != "" {
+			s += "|"
+		}
+		s += fmt.Sprintf("%#x", uint8(i))
 	}
 	return s
 }
@@ -83,7 +94,14 @@ func (i Interest) String() string {
 type Mode uint8
 
 const (
-	// Level reports the socket while it is ready, at every Wait.
+	// Level reports the socket while it is ready, at every Wait. With
+	// several goroutines in Wait: after a Wait returns the event, it is
+	// reported again, while the socket stays ready, once a Wait starts
+	// (on any goroutine), to that Wait or to one already blocked. A Wait
+	// that was blocked already is not handed it before that on AFD; on
+	// ProcessSocketNotifications the OS may queue it again at once, so a
+	// blocked Wait can get it while another goroutine still handles it.
+	// To give each readiness to one goroutine, use a one-shot mode.
 	Level Mode = iota
 	// Edge reports the socket when it becomes ready; drain it until
 	// WSAEWOULDBLOCK before waiting again. (Emulated on AFD: see the
@@ -154,12 +172,15 @@ type Option func(*Poller)
 func WithBackend(b Backend) Option { return func(p *Poller) { p.backend = b } }
 
 var (
-	// ErrClosed is returned by every method of a closed Poller, and by the
-	// Waits that Close interrupts.
+	// ErrClosed is returned by every method of a closed Poller, whatever
+	// its arguments, and by the Waits that Close interrupts.
 	ErrClosed = errors.New("poller: closed")
 	// ErrNotRegistered is returned by Modify and Delete for a socket that
 	// was not added.
 	ErrNotRegistered = errors.New("poller: socket not registered")
+	// ErrAlreadyRegistered is matched (errors.Is) by the error of Add for
+	// a socket that is registered already.
+	ErrAlreadyRegistered = errors.New("poller: socket already registered")
 )
 
 // Completion keys of the packets the poller posts itself.
@@ -182,6 +203,11 @@ type Poller struct {
 	bySocket map[windows.Handle]int32
 	closed   bool
 	waiters  sync.WaitGroup
+	waiting  atomic.Int32 // Waits under way
+	// spareWakes are Wakes dequeued in one batch beyond the one that
+	// batch's Wait consumed and beyond the Waits there were to release:
+	// each makes a Wait that starts return at once.
+	spareWakes int
 }
 
 // slot is one registration. The kernel knows it by id(): its index and
@@ -288,27 +314,21 @@ func New(opts ...Option) (*Poller, error) {
 func (p *Poller) Backend() Backend { return p.backend }
 
 // Add registers socket s (a Winsock socket) under key with an interest and
-// a mode. Adding a socket that is registered already updates that
-// registration in place, as Modify does, and looks the socket up anew: the
-// handle may have been closed and reused for another socket.
+// a mode. A socket that is registered already is refused with an error
+// matching ErrAlreadyRegistered, as epoll refuses it with EEXIST: a second
+// Add is usually a slip in the caller's bookkeeping. Modify is the way to
+// change a registration. (A socket closed without Delete may keep its
+// handle registered: see Delete.)
 func (p *Poller) Add(s windows.Handle, key uint64, interest Interest, mode Mode) error {
-	if err := check(s, interest, mode); err != nil {
-		return err
-	}
 	if err := p.lock(); err != nil {
 		return err
 	}
 	defer p.mu.Unlock()
-	if i, ok := p.bySocket[s]; ok {
-		sl := &p.slots[i]
-		sl.key, sl.interest, sl.mode = key, interest, mode
-		sl.afd.base = 0 // AFD: the base handle of whatever socket s is now
-		if err := p.impl.arm(i); err != nil {
-			p.drop(i)
-			return err
-		}
-		sl.armed = true
-		return nil
+	if err := check(s, interest, mode); err != nil {
+		return err
+	}
+	if _, ok := p.bySocket[s]; ok {
+		return fmt.Errorf("poller: Add of socket %#x: %w", uintptr(s), ErrAlreadyRegistered)
 	}
 	i, err := p.alloc()
 	if err != nil {
@@ -329,13 +349,13 @@ func (p *Poller) Add(s windows.Handle, key uint64, interest Interest, mode Mode)
 // one-shot registration that has fired. Changing only the key of an armed
 // registration makes no system call.
 func (p *Poller) Modify(s windows.Handle, key uint64, interest Interest, mode Mode) error {
-	if err := check(s, interest, mode); err != nil {
-		return err
-	}
 	if err := p.lock(); err != nil {
 		return err
 	}
 	defer p.mu.Unlock()
+	if err := check(s, interest, mode); err != nil {
+		return err
+	}
 	i, ok := p.bySocket[s]
 	if !ok {
 		return ErrNotRegistered
@@ -356,7 +376,18 @@ func (p *Poller) Modify(s windows.Handle, key uint64, interest Interest, mode Mo
 // Delete removes socket s. It returns at once, also while other goroutines
 // Wait; the poller frees the registration when the OS confirms. No event of
 // s is dequeued after Delete returns (a Wait that dequeued one just before
-// may still return it). Call it before closesocket.
+// may still return it).
+//
+// Call it before closesocket. A socket closed without Delete is noticed
+// only on AFD and only while the poller has a poll out for it (Level and
+// Edge registrations, and one-shot ones that are armed): then the poller
+// frees the registration by itself. A one-shot registration that has
+// fired, and every registration on ProcessSocketNotifications, keep the
+// handle registered until Delete or Close, and Add refuses the handle
+// meanwhile. So after closing a socket without Delete, call Delete with
+// its handle before adding a socket that may have been given the same
+// handle: it returns nil, or ErrNotRegistered if the poller has noticed
+// the close already.
 func (p *Poller) Delete(s windows.Handle) error {
 	if err := p.lock(); err != nil {
 		return err
@@ -395,8 +426,8 @@ func check(s windows.Handle, interest Interest, mode Mode) error {
 	switch {
 	case s == windows.InvalidHandle || s == 0:
 		return errors.New("poller: invalid socket handle")
-	case interest&^(Readable|Writable|HangUp) != 0:
-		return fmt.Errorf("poller: interest %v: only Readable, Writable and HangUp can be asked for", interest)
+	case interest&^(Readable|Writable|HangUp|Error) != 0:
+		return fmt.Errorf("poller: interest %v: only Readable, Writable, HangUp and Error can be asked for", interest)
 	case mode > OneShotEdge:
 		return fmt.Errorf("poller: unknown mode %v", mode)
 	}
@@ -437,9 +468,12 @@ type rawEntry struct {
 const _ = -(unsafe.Sizeof(rawEntry{}) - unsafe.Sizeof(sockstate.OverlappedEntry{})) // same size
 
 // Wait waits up to timeout (forever if negative) for events, fills events
-// with them and returns how many. It returns 0 and a nil error on a timeout
-// or a Wake, and ErrClosed once the poller is closed. It does not allocate
-// when it returns events.
+// with them and returns how many. It blocks at most once: after the first
+// packets arrive it takes whatever else is queued already, without
+// waiting, until events is full, so a Wait is not limited to one batch of
+// the OS. It returns 0 and a nil error on a timeout, n (maybe 0) and a nil
+// error when a Wake releases it, and ErrClosed once the poller is closed.
+// It does not allocate when it returns events.
 func (p *Poller) Wait(events []Event, timeout time.Duration) (int, error) {
 	if err := p.lock(); err != nil {
 		return 0, err
@@ -449,32 +483,50 @@ func (p *Poller) Wait(events []Event, timeout time.Duration) (int, error) {
 		// A packet dequeued with nowhere to go would be an event lost.
 		return 0, errors.New("poller: Wait needs room for at least one event")
 	}
+	if p.spareWakes > 0 {
+		p.spareWakes--
+		p.mu.Unlock()
+		return 0, nil
+	}
 	p.waiters.Add(1)
+	p.waiting.Add(1)
 	p.impl.flush() // re-arm what the caller has handled since its last Wait
 	p.mu.Unlock()
 	defer p.waiters.Done()
+	defer p.waiting.Add(-1)
 
 	var raw [64]rawEntry
 	deadline := time.Now().Add(timeout)
+	n := 0
 	for {
 		ms := uint32(windows.INFINITE)
-		if timeout >= 0 {
+		switch {
+		case n > 0:
+			ms = 0 // only what is queued already: never block twice
+		case timeout >= 0:
 			ms = millis(time.Until(deadline))
 		}
-		max := min(len(events), len(raw)) // one event at most a packet
+		batch := min(len(events)-n, len(raw)) // one event at most a packet
 		var got uint32
-		err := sockstate.GetQueuedCompletionStatusEx(p.port, (*sockstate.OverlappedEntry)(unsafe.Pointer(&raw[0])), uint32(max), &got, ms, false)
-		if err == windows.WAIT_TIMEOUT {
-			return 0, nil
-		}
-		if err != nil {
+		err := sockstate.GetQueuedCompletionStatusEx(p.port, (*sockstate.OverlappedEntry)(unsafe.Pointer(&raw[0])), uint32(batch), &got, ms, false)
+		switch {
+		case err == windows.WAIT_TIMEOUT:
+			return n, nil
+		case err != nil && n > 0:
+			return n, nil // the events first; the error comes again
+		case err != nil:
 			return 0, fmt.Errorf("poller: GetQueuedCompletionStatusEx: %w", err)
 		}
-		n, woken, closed := p.deliver(raw[:got], events)
+		k, woken, closed := p.deliver(raw[:got], events[n:], n == 0)
+		n += k
 		switch {
 		case closed:
 			return 0, ErrClosed
-		case n > 0 || woken:
+		case woken:
+			return n, nil
+		case int(got) == batch && n < len(events):
+			continue // a full batch: more may be queued
+		case n > 0:
 			return n, nil
 		case timeout >= 0 && !time.Now().Before(deadline):
 			return 0, nil
@@ -482,14 +534,20 @@ func (p *Poller) Wait(events []Event, timeout time.Duration) (int, error) {
 	}
 }
 
-// deliver turns dequeued packets into events.
-func (p *Poller) deliver(raw []rawEntry, events []Event) (n int, woken, closed bool) {
+// deliver turns dequeued packets into events. A Wait consumes at most one
+// Wake: of the other wake packets of the batch, one is posted again for
+// each other Wait under way, and the rest kept as spareWakes for the Waits
+// that start next (posting them all again would make each Wait post up to
+// 63 packets). idle says that the Wait has no events yet, so that it re-arms
+// what waits to be re-armed before it blocks again.
+func (p *Poller) deliver(raw []rawEntry, events []Event, idle bool) (n int, woken, closed bool) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	wakes := 0
 	for i := range raw {
 		switch raw[i].key {
 		case wakeKey:
-			woken = true
+			wakes++
 			continue
 		case closeKey:
 			closed = true
@@ -500,13 +558,21 @@ func (p *Poller) deliver(raw []rawEntry, events []Event) (n int, woken, closed b
 			n++
 		}
 	}
+	// Posting cannot fail while a Wait holds the port open, but for want
+	// of memory.
 	if closed {
 		p.post(closeKey) // for the next Wait
+	} else if extra := wakes - 1; extra > 0 {
+		again := min(extra, int(p.waiting.Load())-1)
+		for range again {
+			p.post(wakeKey) // for another Wait
+		}
+		p.spareWakes += extra - again
 	}
-	if n == 0 {
+	if n == 0 && idle {
 		p.impl.flush() // nothing for the caller: re-arm before waiting again
 	}
-	return n, woken, closed
+	return n, wakes > 0, closed
 }
 
 // millis rounds d up to whole milliseconds, so that a short timeout is not
@@ -519,7 +585,9 @@ func millis(d time.Duration) uint32 {
 	return uint32(min(ms, math.MaxUint32-1))
 }
 
-// Wake makes one Wait return at once (with the events it has, maybe none).
+// Wake makes one Wait return at once (with the events it has, maybe none):
+// k Wakes release k Waits, those that are blocked and, for the rest, the
+// next ones to start. One Wake per goroutine is a way to stop them.
 func (p *Poller) Wake() error {
 	if err := p.lock(); err != nil {
 		return err

@@ -6,10 +6,18 @@
 #   if missing;
 # - tries Debian's wine32 (i386 multiarch) for the windows/386 tests, and
 #   removes the i386 architecture again if that install fails;
-# - makes a Wine prefix of its own (SOCKSTATE_WINEPREFIX, by default
-#   ~/.cache/sockstate/wine) that reports Windows 10 and holds the ProcessPrng
-#   shim that Go 1.24+ binaries need (scripts/wine/bcryptprimitives.c);
-# - starts a persistent wineserver, so each test binary starts in ~0.1 s;
+# - makes a Wine prefix that reports Windows 10 and holds the ProcessPrng
+#   shim that Go 1.24+ binaries need (scripts/wine/bcryptprimitives.c):
+#   SOCKSTATE_WINEPREFIX if set, else ~/.cache/sockstate/wine-<hash>, one
+#   prefix for each version of the shim, shared by the checkouts and runs
+#   that have that version (a prefix takes about 700 MB). Making it, and
+#   putting the shim in, happen under a lock (<prefix>.lock), so runs that
+#   start together make it once;
+# - starts the prefix's wineserver if none runs, persistent for
+#   SOCKSTATE_WINESERVER_PERSIST seconds (600) after its last Wine process
+#   exits, so each test binary starts in ~0.1 s and the server then exits
+#   by itself. It never stops a wineserver: other runs (the tests and the
+#   demo at once, two checkouts, two CI jobs) may be using it.
 # - puts scripts/wine (go_windows_amd64_exec) on PATH.
 #
 # Idempotent: a second run installs and builds nothing. It sets WINE32=1
@@ -32,7 +40,7 @@ as_root() {
 }
 
 apt_install() {
-	as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "$@"
+	as_root env DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=300 install -y -q --no-install-recommends "$@"
 }
 
 install_packages() {
@@ -43,7 +51,7 @@ install_packages() {
 	command -v shellcheck >/dev/null || missing+=(shellcheck)
 	[ ${#missing[@]} -eq 0 ] && return 0
 	say "installing ${missing[*]}"
-	as_root apt-get update -q
+	as_root apt-get -o DPkg::Lock::Timeout=300 update -q
 	apt_install "${missing[@]}"
 }
 
@@ -66,7 +74,7 @@ try_wine32() {
 	local log
 	log="$(mktemp)"
 	if as_root dpkg --add-architecture i386 &&
-		as_root apt-get update -q >"$log" 2>&1 &&
+		as_root apt-get -o DPkg::Lock::Timeout=300 update -q >"$log" 2>&1 &&
 		apt_install wine32:i386 >>"$log" 2>&1; then
 		WINE32=1
 		say "wine32 installed: windows/386 tests will run"
@@ -75,7 +83,7 @@ try_wine32() {
 		grep -E '^(E|W):|Depends:' "$log" | head -n 8 | sed 's/^/    /'
 		if [ "$had_i386" = 0 ]; then
 			as_root dpkg --remove-architecture i386 || true
-			as_root apt-get update -q >/dev/null 2>&1 || true
+			as_root apt-get -o DPkg::Lock::Timeout=300 update -q >/dev/null 2>&1 || true
 		fi
 	fi
 	rm -f "$log"
@@ -93,10 +101,29 @@ build_dll() {
 	"$cc" -O2 -shared -s -Wall -Werror -o "$out" "$src" "$def" "$@"
 }
 
-setup_prefix() {
-	export WINEPREFIX="${SOCKSTATE_WINEPREFIX:-${XDG_CACHE_HOME:-$HOME/.cache}/sockstate/wine}"
-	export WINEDEBUG="${WINEDEBUG:--all}"
-	export WINEDLLOVERRIDES="${WINEDLLOVERRIDES:-mscoree,mshtml=}"
+# with_lock FILE COMMAND...: runs COMMAND while holding an exclusive lock on
+# FILE, waiting for it up to 10 minutes. The lock's descriptor is not passed
+# on to COMMAND's children: a wineserver that inherited it would hold the
+# lock for as long as it runs.
+with_lock() {
+	local file="$1"
+	shift
+	mkdir -p "$(dirname "$file")"
+	(
+		flock -w 600 9 || { echo "setup: waited 10 minutes for $file" >&2; exit 1; }
+		"$@" 9>&-
+	) 9>"$file"
+}
+
+default_prefix() {
+	local hash
+	hash="$(cat "$wine_dir/bcryptprimitives.c" "$wine_dir/bcryptprimitives.def" | sha256sum | cut -c1-12)"
+	echo "${XDG_CACHE_HOME:-$HOME/.cache}/sockstate/wine-$hash"
+}
+
+# make_prefix: creates $WINEPREFIX if it is not there and installs the
+# shims. Called under the prefix's lock.
+make_prefix() {
 	local system32="$WINEPREFIX/drive_c/windows/system32"
 	if [ ! -d "$system32" ]; then
 		say "creating the Wine prefix $WINEPREFIX"
@@ -104,7 +131,9 @@ setup_prefix() {
 		wineboot --init </dev/null >/dev/null 2>&1
 		# Report Windows 10 rather than Wine's default of Windows 7.
 		wine reg add 'HKCU\Software\Wine' /v Version /t REG_SZ /d win10 /f </dev/null >/dev/null 2>&1
-		wineserver --kill </dev/null >/dev/null 2>&1
+		# Let the server that wineboot started write the registry and
+		# exit by itself (nobody else uses this new prefix yet).
+		timeout 120 wineserver --wait </dev/null >/dev/null 2>&1 || true
 	fi
 	local shim="$WINEPREFIX/sockstate/bcryptprimitives-amd64.dll"
 	build_dll x86_64-w64-mingw32-gcc "$wine_dir/bcryptprimitives.c" "$wine_dir/bcryptprimitives.def" "$shim" -ladvapi32
@@ -117,18 +146,29 @@ setup_prefix() {
 	fi
 }
 
+setup_prefix() {
+	export WINEPREFIX="${SOCKSTATE_WINEPREFIX:-$(default_prefix)}"
+	export WINEDEBUG="${WINEDEBUG:--all}"
+	export WINEDLLOVERRIDES="${WINEDLLOVERRIDES:-mscoree,mshtml=}"
+	with_lock "$WINEPREFIX.lock" make_prefix
+}
+
 # The wineserver and Wine's services (services.exe and friends) outlive this
 # script. They are started here with their standard streams detached: a
 # daemon that inherits a pipe holds it open, and whoever reads that pipe
-# (CI, "| tee", go test) would wait for ever.
+# (CI, "| tee", go test) would wait for ever. "wineserver -p" exits at once
+# when the prefix has a server already, which then stays as it is.
 start_wineserver() {
-	wineserver -k </dev/null >/dev/null 2>&1 || true
-	wineserver -p </dev/null >/dev/null 2>&1
+	wineserver -p"${SOCKSTATE_WINESERVER_PERSIST:-600}" </dev/null >/dev/null 2>&1 || true
 	wine cmd /c exit </dev/null >/dev/null 2>&1
 }
 
-install_packages
-try_wine32
+with_lock "${XDG_CACHE_HOME:-$HOME/.cache}/sockstate/apt.lock" install_packages
+# apt and dpkg changes of runs that start together go one at a time; the
+# attempt runs in a subshell, so its result is read back from dpkg.
+with_lock "${XDG_CACHE_HOME:-$HOME/.cache}/sockstate/apt.lock" try_wine32
+WINE32=0
+dpkg -s wine32:i386 >/dev/null 2>&1 && WINE32=1
 setup_prefix
 start_wineserver
 export PATH="$wine_dir:$PATH"

@@ -7,10 +7,26 @@
 //
 //	go run ./cmd/echodemo -clients 100 -messages 1000 -size 64
 //
-// It exits 1 if any byte did not come back, and 2 on bad flags.
+// Exit codes:
+//
+//	0  every byte of every message came back
+//	1  a byte did not come back, or a socket failed during the run
+//	2  bad flags (out of range, or more clients than Wine can run)
+//	3  the backend asked for is missing on this Windows (-backend psn
+//	   before Windows 10 build 20348, and under Wine)
+//
+// Limits: -messages at most 1,000,000 and -clients x -messages at most
+// 10,000,000 (the demo keeps each message's latency, 8 bytes each). Each
+// client is a goroutine in a blocking recv, which holds an OS thread; under
+// Wine each thread also takes file descriptors in the process and in the
+// wineserver, and with "ulimit -n 20000" thread creation failed near 4,000
+// threads (ERROR_TOO_MANY_OPEN_FILES), so under Wine -clients is at most
+// 3,000 (which took 53 s for 5 messages each). On Windows the limit is
+// 10,000.
 package main
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"os"
@@ -18,13 +34,15 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/sockstate/sockstate"
 	"github.com/sockstate/sockstate/internal/echo"
+	"github.com/sockstate/sockstate/internal/wine"
 	"github.com/sockstate/sockstate/poller"
 )
 
 func main() {
-	clients := flag.Int("clients", 100, "concurrent client connections (1 to 10000)")
-	messages := flag.Int("messages", 1000, "messages each client sends (at least 1)")
+	clients := flag.Int("clients", 100, "concurrent client connections (1 to 10000; under Wine 1 to 3000)")
+	messages := flag.Int("messages", 1000, "messages each client sends (1 to 1000000; clients x messages at most 10000000)")
 	size := flag.Int("size", 64, "bytes a message (1 to 65536)")
 	backendName := flag.String("backend", "auto", "poller backend: auto, afd or psn (ProcessSocketNotifications)")
 	goroutines := flag.Int("goroutines", runtime.GOMAXPROCS(0), "server goroutines waiting on the poller (1 to 256)")
@@ -38,18 +56,39 @@ func main() {
 	}
 	if err := run(backend, *goroutines, echo.Load{Clients: *clients, Messages: *messages, Size: *size}); err != nil {
 		fmt.Fprintln(os.Stderr, "echodemo:", err)
-		os.Exit(1)
+		os.Exit(exitCode(err))
 	}
 }
+
+// exitCode is the exit code for an error of run: 3 for a missing backend,
+// else 1.
+func exitCode(err error) int {
+	if errors.Is(err, sockstate.ErrNotSupported) {
+		return 3
+	}
+	return 1
+}
+
+// Limits of the flags; see the package doc.
+const (
+	maxClients     = 10000
+	maxWineClients = 3000
+	maxMessages    = 1000000
+	maxTotal       = 10000000
+)
 
 func check(clients, messages, size, goroutines int, backend string) (poller.Backend, error) {
 	switch {
 	case flag.NArg() > 0:
 		return 0, fmt.Errorf("unexpected arguments: %q", flag.Args())
-	case clients < 1 || clients > 10000:
-		return 0, fmt.Errorf("-clients %d: want 1 to 10000", clients)
-	case messages < 1:
-		return 0, fmt.Errorf("-messages %d: want at least 1", messages)
+	case clients < 1 || clients > maxClients:
+		return 0, fmt.Errorf("-clients %d: want 1 to %d", clients, maxClients)
+	case clients > maxWineClients && wine.Detected():
+		return 0, fmt.Errorf("-clients %d: under Wine at most %d: each client holds an OS thread, and Wine runs out of file descriptors for threads near 4,000", clients, maxWineClients)
+	case messages < 1 || messages > maxMessages:
+		return 0, fmt.Errorf("-messages %d: want 1 to %d", messages, maxMessages)
+	case int64(clients)*int64(messages) > maxTotal:
+		return 0, fmt.Errorf("-clients %d x -messages %d: at most %d messages in all (each one's latency is kept)", clients, messages, maxTotal)
 	case size < 1 || size > 65536:
 		return 0, fmt.Errorf("-size %d: want 1 to 65536", size)
 	case goroutines < 1 || goroutines > 256:

@@ -16,6 +16,7 @@ import (
 	"golang.org/x/sys/windows"
 
 	"github.com/sockstate/sockstate"
+	"github.com/sockstate/sockstate/internal/wine"
 	"github.com/sockstate/sockstate/internal/winsock"
 )
 
@@ -31,7 +32,11 @@ func main() {
 
 func run() error {
 	v := windows.RtlGetVersion()
-	fmt.Printf("Windows %d.%d.%d\n", v.MajorVersion, v.MinorVersion, v.BuildNumber)
+	under := ""
+	if wine.Detected() {
+		under = " (under Wine, which reports this version; Wine has no ProcessSocketNotifications)"
+	}
+	fmt.Printf("Windows %d.%d.%d%s\n", v.MajorVersion, v.MinorVersion, v.BuildNumber, under)
 
 	port, err := windows.CreateIoCompletionPort(windows.InvalidHandle, 0, 0, 0)
 	if err != nil {

@@ -6,10 +6,10 @@ import (
 	"errors"
 	"testing"
 	"time"
-	"unsafe"
 
 	"golang.org/x/sys/windows"
 
+	"github.com/sockstate/sockstate"
 	"github.com/sockstate/sockstate/internal/sockettest"
 	"github.com/sockstate/sockstate/internal/winsock"
 )
@@ -51,24 +51,23 @@ func (f *fixture) submit(p *Poll, s windows.Handle, events uint32, context uintp
 }
 
 // next dequeues one packet within d and returns its OVERLAPPED value; ok is
-// false on a timeout.
+// false on a timeout. The value is an ID, not a pointer: it is read into
+// sockstate.OverlappedEntry, whose field is a plain number.
 func (f *fixture) next(d time.Duration) (context uintptr, ok bool) {
 	f.t.Helper()
+	var e sockstate.OverlappedEntry
 	var n uint32
-	var key uintptr
-	var ov *windows.Overlapped
-	err := windows.GetQueuedCompletionStatus(f.port, &n, &key, &ov, uint32(d.Milliseconds()))
+	err := sockstate.GetQueuedCompletionStatusEx(f.port, &e, 1, &n, uint32(d.Milliseconds()), false)
 	if errors.Is(err, windows.WAIT_TIMEOUT) {
 		return 0, false
 	}
-	// A failed request still dequeues its packet, with its status as error.
-	if ov == nil {
-		f.t.Fatalf("GetQueuedCompletionStatus: %v", err)
+	if err != nil || n != 1 {
+		f.t.Fatalf("GetQueuedCompletionStatusEx: %d packets, %v", n, err)
 	}
-	if key != deviceKey {
-		f.t.Fatalf("packet with key %#x, want the device's %#x", key, deviceKey)
+	if e.CompletionKey != deviceKey {
+		f.t.Fatalf("packet with key %#x, want the device's %#x", e.CompletionKey, deviceKey)
 	}
-	return uintptr(unsafe.Pointer(ov)), true
+	return e.Overlapped, true
 }
 
 // expect waits for the completion of the poll submitted with context and

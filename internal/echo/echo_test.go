@@ -136,3 +136,64 @@ func TestStressSockets(t *testing.T) {
 		})
 	}
 }
+
+// TestResetMidEcho: while 20 clients x 50 messages run, 20 other clients
+// connect, send part of a message (and 10 of them read one echo first) and
+// reset the connection (SO_LINGER 0, closesocket). Every message of the
+// well-behaved clients comes back, and the server's Close reports no error:
+// a reset is the peer's doing, not the server's.
+func TestResetMidEcho(t *testing.T) {
+	for _, b := range backends() {
+		t.Run(b.String(), func(t *testing.T) {
+			srv, err := Listen(b, 4)
+			if err != nil {
+				t.Fatal(err)
+			}
+			resets := make(chan error, 20)
+			for i := range 20 {
+				go func() { resets <- resetMidway(srv.Addr(), i%2 == 0) }()
+			}
+			r, err := Run(srv.Addr(), Load{Clients: 20, Messages: 50, Size: 300})
+			for range 20 {
+				if rerr := <-resets; rerr != nil {
+					t.Errorf("resetting client: %v", rerr)
+				}
+			}
+			if cerr := srv.Close(); cerr != nil {
+				t.Errorf("server after 20 resets: %v", cerr)
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if r.Messages != 1000 {
+				t.Errorf("%d messages echoed, want 1000", r.Messages)
+			}
+		})
+	}
+}
+
+// resetMidway connects to addr, sends 100 bytes (after one echoed message
+// if echoFirst), and resets the connection.
+func resetMidway(addr *windows.SockaddrInet4, echoFirst bool) error {
+	s, err := winsock.Dial(addr)
+	if err != nil {
+		return err
+	}
+	if echoFirst {
+		msg := []byte("ping")
+		if err := sendAll(s, msg); err != nil {
+			return err
+		}
+		if err := recvFull(s, msg); err != nil {
+			return err
+		}
+	}
+	if _, err := winsock.Send(s, make([]byte, 100)); err != nil {
+		return err
+	}
+	linger := windows.Linger{Onoff: 1, Linger: 0}
+	if err := windows.SetsockoptLinger(s, windows.SOL_SOCKET, windows.SO_LINGER, &linger); err != nil {
+		return err
+	}
+	return windows.Closesocket(s)
+}

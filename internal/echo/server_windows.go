@@ -136,26 +136,41 @@ func (s *Server) accept() {
 }
 
 // serve reads what connection c has, echoes it, and re-arms c; at the end
-// of its stream it deletes and closes c.
+// of its stream, or when the peer resets it, it deletes and closes c.
 func (s *Server) serve(c windows.Handle, buf []byte) {
 	n, err := winsock.Recv(c, buf)
 	switch {
 	case errors.Is(err, windows.WSAEWOULDBLOCK):
 	case err != nil || n == 0:
-		if err != nil && !errors.Is(err, windows.WSAECONNRESET) {
+		if err != nil && !reset(err) {
 			s.fail(fmt.Errorf("recv: %w", err))
 		}
-		s.p.Delete(c)
-		windows.Closesocket(c)
+		s.drop(c)
 		return
 	default:
 		if err := sendAll(c, buf[:n]); err != nil {
-			s.fail(err)
+			if !reset(err) {
+				s.fail(err)
+			}
+			s.drop(c)
+			return
 		}
 	}
 	if err := s.p.Modify(c, uint64(c), poller.Readable|poller.HangUp, poller.OneShotLevel); err != nil && !errors.Is(err, poller.ErrClosed) {
 		s.fail(err)
 	}
+}
+
+// drop deletes connection c from the poller and closes it.
+func (s *Server) drop(c windows.Handle) {
+	s.p.Delete(c)
+	windows.Closesocket(c)
+}
+
+// reset reports whether err says that the peer reset or aborted the
+// connection: the peer's doing, not a fault of the server.
+func reset(err error) bool {
+	return errors.Is(err, windows.WSAECONNRESET) || errors.Is(err, windows.WSAECONNABORTED)
 }
 
 // sendAll writes all of b to the non-blocking socket c. The clients send

@@ -1,0 +1,69 @@
+//go:build windows
+
+package main
+
+import (
+	"errors"
+	"testing"
+
+	"github.com/sockstate/sockstate"
+	"github.com/sockstate/sockstate/internal/echo"
+	"github.com/sockstate/sockstate/internal/wine"
+	"github.com/sockstate/sockstate/poller"
+)
+
+// TestCheck: flags out of their documented ranges are refused, and the
+// limits themselves are accepted (3,000 clients, or 10,000 outside Wine;
+// 1,000,000 messages; 10,000,000 messages in all).
+func TestCheck(t *testing.T) {
+	most := maxClients
+	if wine.Detected() {
+		most = maxWineClients
+	}
+	type flags struct {
+		clients, messages, size, goroutines int
+		backend                             string
+	}
+	for _, f := range []flags{
+		{0, 1, 64, 1, "auto"},
+		{most + 1, 1, 64, 1, "auto"},
+		{1, 0, 64, 1, "auto"},
+		{1, maxMessages + 1, 64, 1, "auto"},
+		{100, maxTotal/100 + 1, 64, 1, "auto"},
+		{1, 1, 0, 1, "auto"},
+		{1, 1, 65537, 1, "auto"},
+		{1, 1, 64, 0, "auto"},
+		{1, 1, 64, 257, "auto"},
+		{1, 1, 64, 1, "iocp"},
+	} {
+		if _, err := check(f.clients, f.messages, f.size, f.goroutines, f.backend); err == nil {
+			t.Errorf("%+v accepted", f)
+		} else {
+			t.Logf("%+v: %v", f, err)
+		}
+	}
+	for _, f := range []flags{
+		{most, 1, 64, 1, "afd"},
+		{1, maxMessages, 65536, 256, "psn"},
+		{10, maxTotal / 10, 1, 1, "auto"},
+	} {
+		if _, err := check(f.clients, f.messages, f.size, f.goroutines, f.backend); err != nil {
+			t.Errorf("%+v refused: %v", f, err)
+		}
+	}
+}
+
+// TestMissingBackend: where ProcessSocketNotifications is missing, a run
+// on it fails with an error that exits 3; any other error exits 1.
+func TestMissingBackend(t *testing.T) {
+	if exitCode(errors.New("echo: the echo differs")) != 1 {
+		t.Error("another error does not exit 1")
+	}
+	if sockstate.Supported() {
+		t.Skip("ProcessSocketNotifications is here: no missing backend to try")
+	}
+	err := run(poller.SocketNotifications, 1, echo.Load{Clients: 1, Messages: 1, Size: 1})
+	if code := exitCode(err); code != 3 {
+		t.Errorf("run on the missing backend: %v, exit code %d, want 3", err, code)
+	}
+}
