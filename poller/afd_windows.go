@@ -81,32 +81,32 @@ func (b *afdBackend) remove(i int32) (bool, error) {
 	return false, b.dev.Cancel(sl.afd.poll)
 }
 
-func (b *afdBackend) translate(e rawEntry) (Event, bool) {
+func (b *afdBackend) translate(e rawEntry) (Event, int32, bool) {
 	if e.key != afdKey {
-		return Event{}, false
+		return Event{}, -1, false
 	}
 	i, sl := b.p.lookup(e.overlapped)
 	if sl == nil || !sl.afd.inflight {
-		return Event{}, false
+		return Event{}, -1, false
 	}
 	sl.afd.inflight = false
 	b.inflight--
 	poll := sl.afd.poll
 	if sl.state == slotDeleting {
 		b.p.release(i)
-		return Event{}, false
+		return Event{}, -1, false
 	}
 	if sl.afd.resubmit {
 		sl.afd.resubmit = false
 		if err := b.submit(i); err != nil {
 			b.forget(i)
 		}
-		return Event{}, false
+		return Event{}, -1, false
 	}
 	got := poll.Events()
 	if got&afd.POLL_LOCAL_CLOSE != 0 || poll.Err() != nil || poll.Cancelled() {
 		b.forget(i) // closed without Delete, or no longer a socket
-		return Event{}, false
+		return Event{}, -1, false
 	}
 	ev := fromAFD(got) & (sl.interest | Error)
 	switch {
@@ -114,7 +114,7 @@ func (b *afdBackend) translate(e rawEntry) (Event, bool) {
 		if err := b.submit(i); err != nil {
 			b.forget(i)
 		}
-		return Event{}, false
+		return Event{}, -1, false
 	case sl.mode.oneShot():
 		sl.armed = false
 	default:
@@ -123,7 +123,7 @@ func (b *afdBackend) translate(e rawEntry) (Event, bool) {
 		// the data that the caller is reading.
 		b.rearm = append(b.rearm, e.overlapped)
 	}
-	return Event{Key: sl.key, Events: ev}, true
+	return Event{Key: sl.key, Events: ev}, i, true
 }
 
 func (b *afdBackend) flush() {

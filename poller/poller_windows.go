@@ -208,6 +208,7 @@ type Poller struct {
 	// batch's Wait consumed and beyond the Waits there were to release:
 	// each makes a Wait that starts return at once.
 	spareWakes int
+	waits      uint32 // Waits started: each Wait's number
 }
 
 // slot is one registration. The kernel knows it by id(): its index and
@@ -221,6 +222,11 @@ type slot struct {
 	mode     Mode
 	armed    bool // the OS will report it (not a one-shot that fired)
 	afd      afdSlot
+	// The Wait that last reported the slot, and where in its events: a
+	// packet queued again while one Wait gathers events adds to that event
+	// (one event a socket a Wait, as epoll).
+	wait   uint32
+	waitAt int32
 }
 
 type slotState uint8
@@ -262,10 +268,10 @@ type backend interface {
 	// remove starts the removal of slot i; done means that it is freed
 	// already, with no packet to wait for.
 	remove(i int32) (done bool, err error)
-	// translate turns a dequeued packet into an event; ok is false for
+	// translate turns a dequeued packet into an event of slot i; ok is false for
 	// packets that are the poller's own business. (By value: a pointer
 	// through an interface call would move Wait's buffer to the heap.)
-	translate(e rawEntry) (ev Event, ok bool)
+	translate(e rawEntry) (ev Event, i int32, ok bool)
 	// flush re-arms what the last events left to re-arm, before a Wait
 	// blocks: after the caller has handled them.
 	flush()
@@ -490,6 +496,8 @@ func (p *Poller) Wait(events []Event, timeout time.Duration) (int, error) {
 	}
 	p.waiters.Add(1)
 	p.waiting.Add(1)
+	p.waits++
+	wait := p.waits
 	p.impl.flush() // re-arm what the caller has handled since its last Wait
 	p.mu.Unlock()
 	defer p.waiters.Done()
@@ -517,7 +525,7 @@ func (p *Poller) Wait(events []Event, timeout time.Duration) (int, error) {
 		case err != nil:
 			return 0, fmt.Errorf("poller: GetQueuedCompletionStatusEx: %w", err)
 		}
-		k, woken, closed := p.deliver(raw[:got], events[n:], n == 0)
+		k, woken, closed := p.deliver(raw[:got], events, n, wait)
 		n += k
 		switch {
 		case closed:
@@ -538,9 +546,10 @@ func (p *Poller) Wait(events []Event, timeout time.Duration) (int, error) {
 // Wake: of the other wake packets of the batch, one is posted again for
 // each other Wait under way, and the rest kept as spareWakes for the Waits
 // that start next (posting them all again would make each Wait post up to
-// 63 packets). idle says that the Wait has no events yet, so that it re-arms
-// what waits to be re-armed before it blocks again.
-func (p *Poller) deliver(raw []rawEntry, events []Event, idle bool) (n int, woken, closed bool) {
+// 63 packets). The Wait numbered wait has events[:n0] already, and no
+// events yet (n0 == 0) makes it re-arm what waits to be re-armed before it
+// blocks again.
+func (p *Poller) deliver(raw []rawEntry, events []Event, n0 int, wait uint32) (n int, woken, closed bool) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	wakes := 0
@@ -553,10 +562,18 @@ func (p *Poller) deliver(raw []rawEntry, events []Event, idle bool) (n int, woke
 			closed = true
 			continue
 		}
-		if ev, ok := p.impl.translate(raw[i]); ok {
-			events[n] = ev
-			n++
+		ev, slot, ok := p.impl.translate(raw[i])
+		if !ok {
+			continue
 		}
+		sl := &p.slots[slot]
+		if sl.wait == wait && int(sl.waitAt) < n0+n {
+			events[sl.waitAt].Events |= ev.Events // reported already in this Wait
+			continue
+		}
+		sl.wait, sl.waitAt = wait, int32(n0+n)
+		events[n0+n] = ev
+		n++
 	}
 	// Posting cannot fail while a Wait holds the port open, but for want
 	// of memory.
@@ -569,7 +586,7 @@ func (p *Poller) deliver(raw []rawEntry, events []Event, idle bool) (n int, woke
 		}
 		p.spareWakes += extra - again
 	}
-	if n == 0 && idle {
+	if n0+n == 0 {
 		p.impl.flush() // nothing for the caller: re-arm before waiting again
 	}
 	return n, wakes > 0, closed

@@ -62,19 +62,19 @@ func (b *psn) apply(reg sockstate.SockNotifyRegistration) error {
 	return err
 }
 
-func (b *psn) translate(e rawEntry) (Event, bool) {
+func (b *psn) translate(e rawEntry) (Event, int32, bool) {
 	i, sl := b.p.lookup(e.key)
 	if sl == nil {
-		return Event{}, false // a packet of a registration that is gone
+		return Event{}, -1, false // a packet of a registration that is gone
 	}
 	if e.bytes&sockstate.SOCK_NOTIFY_EVENT_REMOVE != 0 {
 		if sl.state == slotDeleting {
 			b.p.release(i)
 		}
-		return Event{}, false
+		return Event{}, -1, false
 	}
 	if sl.state != slotActive {
-		return Event{}, false
+		return Event{}, -1, false
 	}
 	ev := fromSockNotify(e.bytes) & (sl.interest | Error)
 	if sl.mode.oneShot() {
@@ -86,12 +86,12 @@ func (b *psn) translate(e rawEntry) (Event, bool) {
 		}
 	}
 	if ev == 0 {
-		return Event{}, false
+		return Event{}, -1, false
 	}
 	if sl.mode == Level {
 		b.rearm = append(b.rearm, e.key)
 	}
-	return Event{Key: sl.key, Events: ev}, true
+	return Event{Key: sl.key, Events: ev}, i, true
 }
 
 // flush enables the Level slots reported since the last Wait again, in one
