@@ -83,7 +83,7 @@ NTSTATUS NTAPI NtQueryIoCompletion(HANDLE, int, PVOID, ULONG, PULONG);
 
 /* Timing (SPEC.md, "What the model cannot see"). */
 #define SAMPLE_MS 2       /* how often held conditions are sampled */
-#define DEQUEUE_GUESS_MS 200 /* a level packet not seen dequeued is taken as dequeued */
+#define DEQUEUE_GUESS_MS 2000 /* a level packet not seen dequeued is taken as dequeued */
 #define REREPORT_MS 2000  /* a held edge is reported again: late, never lost */
 
 /* ---- switches ---------------------------------------------------------- */
@@ -173,12 +173,28 @@ typedef struct reg {
     BOOL enabledSince; /* level: ENABLEd while a packet may still be queued */
     ULONG pendingBits;
     DWORD postedAt;
+    ULONG64 lastSeq;   /* the port's count of model packets at its last post */
     /* the AFD poll out for this registration */
     IO_STATUS_BLOCK iosb;
     AFD_POLL_INFO poll;
     BOOL inflight, dead;
     ULONG inflightMask;
 } reg;
+
+/*
+ * A port the model posts to. A port hands out packets in the order they
+ * were queued, so of the posted packets, at least posted - depth have been
+ * dequeued (exactly that many when no one else posts to the port): the
+ * oldest ones.
+ */
+typedef struct {
+    HANDLE h;
+    ULONG64 posted;  /* packets the model posted */
+    ULONG64 gone;    /* of those, how many are known dequeued */
+} portInfo;
+
+static portInfo *ports;
+static size_t nports, capports;
 
 static CRITICAL_SECTION lk;
 static reg **table;
@@ -250,6 +266,21 @@ static reg *add(void)
     return r;
 }
 
+/* forgetPort drops h's counts once no registration posts to it: its
+ * handle may be closed and reused for another port. */
+static void forgetPort(HANDLE h)
+{
+    for (size_t i = 0; i < nregs; i++)
+        if (table[i]->port == h)
+            return;
+    for (size_t i = 0; i < nports; i++) {
+        if (ports[i].h == h) {
+            ports[i] = ports[--nports];
+            return;
+        }
+    }
+}
+
 /* kill takes r out of the table; its memory goes once no poll is out. */
 static void kill(reg *r)
 {
@@ -260,6 +291,7 @@ static void kill(reg *r)
         }
     }
     r->dead = TRUE;
+    forgetPort(r->port);
     if (r->inflight) {
         IO_STATUS_BLOCK io;
         NtCancelIoFileEx(adev, &r->iosb, &io);
@@ -355,8 +387,28 @@ static ULONG_PTR overlappedValue(reg *r)
     return sw[SW_OVERLAPPED] == OV_JUNK ? 7 + 16 * (ULONG_PTR)(r->id % 250) : 0;
 }
 
+static portInfo *portOf(HANDLE h)
+{
+    for (size_t i = 0; i < nports; i++)
+        if (ports[i].h == h)
+            return &ports[i];
+    if (nports == capports) {
+        size_t cap = capports ? 2 * capports : 8;
+        portInfo *p = realloc(ports, cap * sizeof *p);
+        if (p == NULL)
+            return NULL;
+        ports = p;
+        capports = cap;
+    }
+    ports[nports] = (portInfo){h, 0, 0};
+    return &ports[nports++];
+}
+
 static void post(reg *r, ULONG bits)
 {
+    portInfo *p = portOf(r->port);
+    if (p != NULL)
+        r->lastSeq = ++p->posted;
     PostQueuedCompletionStatus(r->port, bits, r->key, (LPOVERLAPPED)overlappedValue(r));
 }
 
@@ -466,31 +518,19 @@ static LONG portDepth(HANDLE port)
     return depth;
 }
 
-/* emptyPort reports whether port has no packet waiting, asking the OS once
- * a tick for each port (cache: the ports asked this tick). */
-static BOOL emptyPort(HANDLE port, HANDLE *asked, BOOL *empty, size_t *n, size_t cap)
-{
-    for (size_t i = 0; i < *n; i++)
-        if (asked[i] == port)
-            return empty[i];
-    BOOL e = portDepth(port) == 0;
-    if (*n < cap) {
-        asked[*n] = port;
-        empty[(*n)++] = e;
-    }
-    return e;
-}
-
 /* tick samples what needs sampling; it returns how soon to tick again. */
 static DWORD tick(void)
 {
     DWORD next = INFINITE;
-    HANDLE asked[16];
-    BOOL empty[16];
-    size_t nasked = 0;
+    for (size_t i = 0; i < nports; i++) {
+        LONG depth = portDepth(ports[i].h);
+        if (depth >= 0 && ports[i].posted - ports[i].gone > (ULONG64)depth)
+            ports[i].gone = ports[i].posted - depth;
+    }
     for (size_t i = 0; i < nregs;) {
         reg *r = table[i];
-        if (r->pending && (GetTickCount() - r->postedAt >= DEQUEUE_GUESS_MS || emptyPort(r->port, asked, empty, &nasked, 16)))
+        portInfo *p = r->pending ? portOf(r->port) : NULL;
+        if (r->pending && ((p != NULL && r->lastSeq <= p->gone) || GetTickCount() - r->postedAt >= DEQUEUE_GUESS_MS))
             dequeued(r, TRUE);
         else if (r->quiet && !evaluate(r))
             continue; /* killed: table[i] is another one now */
