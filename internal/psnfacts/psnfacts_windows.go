@@ -119,6 +119,22 @@ func pair() (client, server windows.Handle, done func(), err error) {
 	return client, server, func() { windows.Closesocket(client); windows.Closesocket(server) }, nil
 }
 
+// registered returns a loopback TCP pair whose server end is registered on
+// port under key for filter, persistent and level-triggered.
+func registered(port windows.Handle, key uintptr, filter uint16) (client, server windows.Handle, done func(), err error) {
+	client, server, done, err = pair()
+	if err != nil {
+		return 0, 0, nil, err
+	}
+	r := reg(server, key, sockstate.SOCK_NOTIFY_OP_ENABLE, persistentLevel)
+	r.EventFilter = filter
+	if callErr, result := apply(port, r); callErr != nil || result != 0 {
+		done()
+		return 0, 0, nil, errors.New("ENABLE: " + code(callErr, result))
+	}
+	return client, server, done, nil
+}
+
 func code(err error, result uint32) string {
 	return fmt.Sprintf("call %v, registrationResult %d", err, result)
 }
@@ -138,14 +154,11 @@ func loneTrigger(port windows.Handle) (Fact, error) {
 }
 
 func removePacket(port windows.Handle) (Fact, error) {
-	client, server, done, err := pair()
+	client, server, done, err := registered(port, 2, sockstate.SOCK_NOTIFY_REGISTER_EVENT_IN)
 	if err != nil {
 		return Fact{}, err
 	}
 	defer done()
-	if callErr, result := apply(port, reg(server, 2, sockstate.SOCK_NOTIFY_OP_ENABLE, persistentLevel)); callErr != nil || result != 0 {
-		return Fact{}, errors.New("ENABLE: " + code(callErr, result))
-	}
 	if _, err := winsock.Send(client, []byte("unread")); err != nil {
 		return Fact{}, err
 	}
@@ -196,14 +209,11 @@ func secondPort(first windows.Handle) (Fact, error) {
 		return Fact{}, err
 	}
 	defer windows.CloseHandle(second)
-	client, server, done, err := pair()
+	client, server, done, err := registered(first, 4, sockstate.SOCK_NOTIFY_REGISTER_EVENT_IN)
 	if err != nil {
 		return Fact{}, err
 	}
 	defer done()
-	if callErr, result := apply(first, reg(server, 4, sockstate.SOCK_NOTIFY_OP_ENABLE, persistentLevel)); callErr != nil || result != 0 {
-		return Fact{}, errors.New("ENABLE on the first port: " + code(callErr, result))
-	}
 	// The same key on both ports: whether a later ENABLE changes the key
 	// is another question (it does not: SPEC.md B11).
 	callErr, result := apply(second, reg(server, 4, sockstate.SOCK_NOTIFY_OP_ENABLE, persistentLevel))
@@ -239,14 +249,11 @@ func emptyCall(port windows.Handle) (Fact, error) {
 }
 
 func levelWithoutIO(port windows.Handle) (Fact, error) {
-	client, server, done, err := pair()
+	client, _, done, err := registered(port, 6, sockstate.SOCK_NOTIFY_REGISTER_EVENT_IN)
 	if err != nil {
 		return Fact{}, err
 	}
 	defer done()
-	if callErr, result := apply(port, reg(server, 6, sockstate.SOCK_NOTIFY_OP_ENABLE, persistentLevel)); callErr != nil || result != 0 {
-		return Fact{}, errors.New("ENABLE: " + code(callErr, result))
-	}
 	if _, err := winsock.Send(client, []byte("unread")); err != nil {
 		return Fact{}, err
 	}
@@ -287,16 +294,11 @@ func successResult(port windows.Handle) (Fact, error) {
 }
 
 func overlappedField(port windows.Handle) (Fact, error) {
-	_, server, done, err := pair()
+	_, _, done, err := registered(port, 8, sockstate.SOCK_NOTIFY_REGISTER_EVENT_OUT)
 	if err != nil {
 		return Fact{}, err
 	}
 	defer done()
-	r := reg(server, 8, sockstate.SOCK_NOTIFY_OP_ENABLE, persistentLevel)
-	r.EventFilter = sockstate.SOCK_NOTIFY_REGISTER_EVENT_OUT
-	if callErr, result := apply(port, r); callErr != nil || result != 0 {
-		return Fact{}, errors.New("ENABLE: " + code(callErr, result))
-	}
 	e, err := await(port, 8, sockstate.SOCK_NOTIFY_EVENT_OUT)
 	if err != nil {
 		return Fact{}, err

@@ -16,19 +16,11 @@
 #include <string.h>
 
 /*
- * SOCK_NOTIFY_REGISTRATION as winsock2.h (Windows SDK 10.0.20348.0 and later)
- * declares it; SOCKET is UINT_PTR. It is declared here because older
- * mingw-w64 headers lack it, and winsock2.h is not included so that newer
- * ones cannot clash. OVERLAPPED_ENTRY comes from the system's minwinbase.h.
+ * winsock2.h is not included, so that newer mingw-w64 headers with their own
+ * SOCK_NOTIFY_REGISTRATION cannot clash; OVERLAPPED_ENTRY comes from the
+ * system's minwinbase.h.
  */
-typedef struct SOCK_NOTIFY_REGISTRATION {
-    UINT_PTR socket;
-    PVOID completionKey;
-    UINT16 eventFilter;
-    UINT8 operation;
-    UINT8 triggerFlags;
-    DWORD registrationResult;
-} SOCK_NOTIFY_REGISTRATION;
+#include "../socknotify.h"
 
 #define STUB_MAX_SEEN 8
 

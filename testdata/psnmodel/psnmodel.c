@@ -31,15 +31,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* winsock2.h of Windows SDK 10.0.20348.0; older mingw-w64 headers lack it. */
-typedef struct SOCK_NOTIFY_REGISTRATION {
-    SOCKET socket;
-    PVOID completionKey;
-    UINT16 eventFilter;
-    UINT8 operation;
-    UINT8 triggerFlags;
-    DWORD registrationResult;
-} SOCK_NOTIFY_REGISTRATION;
+#include "../socknotify.h"
 
 /* SOCK_NOTIFY_EVENT_* (NE_: winbase.h has EV_ names of its own). */
 #define NE_IN 0x01u
