@@ -510,15 +510,20 @@ static LONG portDepth(HANDLE port)
     return depth;
 }
 
+/* refresh counts the model's packets that are gone from p's port. */
+static void refresh(portInfo *p)
+{
+    LONG depth = portDepth(p->h);
+    if (depth >= 0 && p->posted - p->gone > (ULONG64)depth)
+        p->gone = p->posted - depth;
+}
+
 /* tick samples what needs sampling; it returns how soon to tick again. */
 static DWORD tick(void)
 {
     DWORD next = INFINITE;
-    for (size_t i = 0; i < nports; i++) {
-        LONG depth = portDepth(ports[i].h);
-        if (depth >= 0 && ports[i].posted - ports[i].gone > (ULONG64)depth)
-            ports[i].gone = ports[i].posted - depth;
-    }
+    for (size_t i = 0; i < nports; i++)
+        refresh(&ports[i]);
     for (size_t i = 0; i < nregs;) {
         reg *r = table[i];
         portInfo *p = r->pending ? portOf(r->port) : NULL;
@@ -688,6 +693,15 @@ static DWORD enable(HANDLE port, SOCK_NOTIFY_REGISTRATION *in)
     /* Level reports what holds at once; edge waits for a change. */
     r->quiet = r->edge ? toNotify(r->afdNow) & r->want : 0;
     r->quietSince = GetTickCount();
+    if (r->pending) {
+        /* Gone already: this ENABLE came after the dequeue, and asks for
+         * a new report now. */
+        portInfo *p = portOf(r->port);
+        if (p != NULL)
+            refresh(p);
+        if (p != NULL && r->lastSeq <= p->gone)
+            r->pending = r->pendingBits = 0;
+    }
     r->enabledSince = r->pending > 0;
     if (r->quiet)
         needTicks();
