@@ -94,6 +94,9 @@ else
 fi
 run_tests "linux/amd64 (portable code)" --
 
+step "consumer: a module that vendors this one, pastes the README snippets and the examples"
+scripts/consumer.sh
+
 for target in FuzzFormat FuzzCheckRegistration; do
 	step "fuzz $target for $fuzztime under Wine (windows/amd64; seed corpus in testdata/fuzz)"
 	fuzz() { GOOS=windows GOARCH=amd64 go test -run '^$' -fuzz "^$target\$" -fuzztime "$fuzztime" . >"$work/fuzz" 2>&1; }
