@@ -131,12 +131,14 @@ const (
 	AFD
 )
 
+// String returns the constant's name: "Auto", "SocketNotifications" or
+// "AFD".
 func (b Backend) String() string {
 	switch b {
 	case Auto:
-		return "auto"
+		return "Auto"
 	case SocketNotifications:
-		return "ProcessSocketNotifications"
+		return "SocketNotifications"
 	case AFD:
 		return "AFD"
 	}

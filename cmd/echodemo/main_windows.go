@@ -15,6 +15,7 @@ import (
 	"fmt"
 	"os"
 	"runtime"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -26,7 +27,7 @@ func main() {
 	clients := flag.Int("clients", 100, "concurrent client connections (1 to 10000)")
 	messages := flag.Int("messages", 1000, "messages each client sends (at least 1)")
 	size := flag.Int("size", 64, "bytes a message (1 to 65536)")
-	backendName := flag.String("backend", "auto", "poller backend: auto, afd or psn (ProcessSocketNotifications)")
+	backendName := flag.String("backend", "Auto", "poller backend: Auto, AFD or SocketNotifications (any case)")
 	goroutines := flag.Int("goroutines", runtime.GOMAXPROCS(0), "server goroutines waiting on the poller (1 to 256)")
 	flag.Parse()
 
@@ -55,15 +56,12 @@ func check(clients, messages, size, goroutines int, backend string) (poller.Back
 	case goroutines < 1 || goroutines > 256:
 		return 0, fmt.Errorf("-goroutines %d: want 1 to 256", goroutines)
 	}
-	switch backend {
-	case "auto":
-		return poller.Auto, nil
-	case "afd":
-		return poller.AFD, nil
-	case "psn":
-		return poller.SocketNotifications, nil
+	for _, b := range []poller.Backend{poller.Auto, poller.AFD, poller.SocketNotifications} {
+		if strings.EqualFold(backend, b.String()) {
+			return b, nil
+		}
 	}
-	return 0, fmt.Errorf("-backend %q: want auto, afd or psn", backend)
+	return 0, fmt.Errorf("-backend %q: want Auto, AFD or SocketNotifications", backend)
 }
 
 func run(backend poller.Backend, goroutines int, load echo.Load) error {
