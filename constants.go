@@ -7,7 +7,7 @@ package sockstate
 //
 // The constants are untyped, as in golang.org/x/sys/windows, so they fit the
 // uint16 and uint8 fields of [SockNotifyRegistration] and the uint32 that
-// [SocketNotificationRetrieveEvents] returns without conversions.
+// SocketNotificationRetrieveEvents returns without conversions.
 
 // Event filter bits for SockNotifyRegistration.EventFilter: the socket states
 // a registration asks to be told about.
@@ -29,7 +29,7 @@ const (
 	SOCK_NOTIFY_REGISTER_EVENTS_ALL = SOCK_NOTIFY_REGISTER_EVENT_IN | SOCK_NOTIFY_REGISTER_EVENT_OUT | SOCK_NOTIFY_REGISTER_EVENT_HANGUP
 )
 
-// Event bits of a notification, as [SocketNotificationRetrieveEvents] returns
+// Event bits of a notification, as SocketNotificationRetrieveEvents returns
 // them. ERR and REMOVE can arrive whatever the registration's filter asked
 // for; after REMOVE no more notifications come for that registration.
 //

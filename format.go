@@ -6,7 +6,7 @@ import (
 )
 
 // Events is a set of SOCK_NOTIFY_EVENT_* bits, as
-// [SocketNotificationRetrieveEvents] returns them, or of
+// SocketNotificationRetrieveEvents returns them, or of
 // SOCK_NOTIFY_REGISTER_EVENT_* filter bits. It prints as names joined by
 // "|" ("IN|HANGUP"), with unknown bits in hex ("IN|0x100") and no bits as
 // "0":

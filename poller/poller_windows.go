@@ -1,35 +1,3 @@
-// Package poller is an epoll-style readiness poller for Go on Windows: add
-// sockets with an interest and a trigger mode, then Wait for events, from
-// one goroutine or several.
-//
-// It has two backends. On Windows 10 build 20348 and later (Windows 11,
-// Windows Server 2022) it uses ProcessSocketNotifications; elsewhere,
-// including Wine, it asks the socket driver (AFD) directly, as wepoll, mio
-// and libuv do. New picks the first that this Windows has; WithBackend
-// forces one.
-//
-// The kernel never sees a Go pointer: it is handed slot IDs, and the user's
-// key lives in the poller's table, so changing a key costs no system call.
-// A slot is reused only after the OS has confirmed that its registration is
-// gone, and packets of a deleted registration never reach the caller.
-// Close every Poller: on AFD the kernel writes to the poller's memory until
-// each poll comes back, and Close waits for that.
-//
-// Differences between the backends, where the OS leaves no choice:
-//   - Edge on AFD is emulated: the socket is polled again after each event,
-//     as for Level. A program that drains each event until WSAEWOULDBLOCK,
-//     as edge triggering requires, sees the same events on both backends;
-//     one that does not is told again on AFD, never less.
-//   - A socket closed without Delete: AFD reports the close and the poller
-//     frees its slot; ProcessSocketNotifications removes the registration
-//     silently, so the slot is freed when the same handle is added again,
-//     on Delete, or on Close.
-//   - Errors: AFD reports a reset connection and a failed connect as Error;
-//     ProcessSocketNotifications reports what the OS calls
-//     SOCK_NOTIFY_EVENT_ERR.
-//   - Sockets of Go's net package are already tied to the runtime's own
-//     completion port; AFD polls them all the same, while
-//     ProcessSocketNotifications may refuse them. Use plain Winsock sockets.
 package poller
 
 import (
