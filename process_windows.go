@@ -114,15 +114,21 @@ func isTimeoutErr(err error) bool {
 // call of [Process]; the others were applied. errors.Is and errors.As see
 // each refusal's windows.Errno.
 type RegistrationError struct {
+	// Failures lists the refused registrations in the order of the slice
+	// passed to Process; it is never empty.
 	Failures []RegistrationFailure
 }
 
 // RegistrationFailure is one refused registration: its index in the slice
 // passed to Process, its socket, and the OS's code for it.
 type RegistrationFailure struct {
-	Index  int
+	// Index is the registration's index in the slice passed to Process.
+	Index int
+	// Socket is the registration's socket.
 	Socket windows.Handle
-	Err    windows.Errno
+	// Err is the registration's RegistrationResult: a Win32 or Winsock
+	// error code, such as windows.WSAENOTSOCK or windows.ERROR_INVALID_PARAMETER.
+	Err windows.Errno
 }
 
 func newRegistrationError(registrations []SockNotifyRegistration) *RegistrationError {
