@@ -6,7 +6,7 @@ package sockstate
 // them exist only on Windows.
 //
 // The constants are untyped, as in golang.org/x/sys/windows, so they fit the
-// uint16 and uint8 fields of [SockNotifyRegistration] and the uint32 that
+// Filter, Op and Trigger fields of SockNotifyRegistration and the uint32 that
 // SocketNotificationRetrieveEvents returns without conversions.
 
 // Event filter bits for SockNotifyRegistration.EventFilter: the socket states

@@ -13,7 +13,7 @@
 //
 // The calls and the structs build on Windows only. On other systems this
 // package holds only the SOCK_NOTIFY_* constants, the flag types [Events],
-// [Op] and [Trigger], which print flags as names, and
+// [Filter], [Op] and [Trigger], which print flags as names, and
 // [ErrInvalidRegistration], so that portable code can name them. Read the
 // rest with
 //

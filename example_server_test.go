@@ -147,7 +147,7 @@ func multiThreadedServer(clients, messages, goroutines int) (int, error) {
 
 // arm is a one-shot level-triggered registration of s under key.
 func (s *server) arm(socket windows.Handle, key uintptr) sockstate.SockNotifyRegistration {
-	filter := uint16(sockstate.SOCK_NOTIFY_REGISTER_EVENT_IN | sockstate.SOCK_NOTIFY_REGISTER_EVENT_HANGUP)
+	filter := sockstate.Filter(sockstate.SOCK_NOTIFY_REGISTER_EVENT_IN | sockstate.SOCK_NOTIFY_REGISTER_EVENT_HANGUP)
 	if key == listenerKey {
 		filter = sockstate.SOCK_NOTIFY_REGISTER_EVENT_IN
 	}

@@ -176,11 +176,11 @@ func (e *RegistrationError) Unwrap() []error {
 // registrations to the OS unchanged, because only the OS decides what it
 // accepts. Call it where a registration is built.
 func (r *SockNotifyRegistration) Validate() error {
-	if err := checkRegistration(r.EventFilter, r.Operation, r.TriggerFlags); err != nil {
+	if err := checkRegistration(uint16(r.EventFilter), uint8(r.Operation), uint8(r.TriggerFlags)); err != nil {
 		return err
 	}
 	if r.Operation != SOCK_NOTIFY_OP_NONE && r.Socket == windows.InvalidHandle {
-		return fmt.Errorf("%w: operation %v on INVALID_SOCKET", ErrInvalidRegistration, Op(r.Operation))
+		return fmt.Errorf("%w: operation %v on INVALID_SOCKET", ErrInvalidRegistration, r.Operation)
 	}
 	return nil
 }
@@ -189,8 +189,8 @@ func (r *SockNotifyRegistration) Validate() error {
 // names, for logs and test failures.
 func (r SockNotifyRegistration) String() string {
 	return "{socket " + hex(uint64(r.Socket)) + " key " + hex(uint64(r.CompletionKey)) +
-		" filter " + Events(r.EventFilter).String() + " op " + Op(r.Operation).String() +
-		" trigger " + Trigger(r.TriggerFlags).String() + " result " + strconv.FormatUint(uint64(r.RegistrationResult), 10) + "}"
+		" filter " + r.EventFilter.String() + " op " + r.Operation.String() +
+		" trigger " + r.TriggerFlags.String() + " result " + strconv.FormatUint(uint64(r.RegistrationResult), 10) + "}"
 }
 
 func hex(v uint64) string { return "0x" + strconv.FormatUint(v, 16) }

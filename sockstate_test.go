@@ -328,7 +328,7 @@ func (p livePort) apply(regs ...SockNotifyRegistration) []SockNotifyRegistration
 // enable registers s under key and requires the OS to accept it.
 func (p livePort) enable(s windows.Handle, key uintptr, filter uint16, trigger uint8) {
 	p.t.Helper()
-	r := p.apply(SockNotifyRegistration{Socket: s, CompletionKey: key, EventFilter: filter, Operation: SOCK_NOTIFY_OP_ENABLE, TriggerFlags: trigger})
+	r := p.apply(SockNotifyRegistration{Socket: s, CompletionKey: key, EventFilter: Filter(filter), Operation: SOCK_NOTIFY_OP_ENABLE, TriggerFlags: Trigger(trigger)})
 	if r[0].RegistrationResult != 0 {
 		p.t.Fatalf("ENABLE filter %#x trigger %#x: %v", filter, trigger, windows.Errno(r[0].RegistrationResult))
 	}
@@ -337,7 +337,7 @@ func (p livePort) enable(s windows.Handle, key uintptr, filter uint16, trigger u
 // op applies DISABLE or REMOVE to s and requires the OS to accept it.
 func (p livePort) op(s windows.Handle, key uintptr, op uint8) {
 	p.t.Helper()
-	r := p.apply(SockNotifyRegistration{Socket: s, CompletionKey: key, Operation: op})
+	r := p.apply(SockNotifyRegistration{Socket: s, CompletionKey: key, Operation: Op(op)})
 	if r[0].RegistrationResult != 0 {
 		p.t.Fatalf("operation %#x: %v", op, windows.Errno(r[0].RegistrationResult))
 	}
@@ -590,7 +590,7 @@ func TestRegistrationOnly(t *testing.T) {
 	for i := range regs {
 		_, server := sockettest.Pair(t)
 		regs[i] = SockNotifyRegistration{Socket: server, CompletionKey: uintptr(20 + i),
-			EventFilter: SOCK_NOTIFY_REGISTER_EVENT_OUT, Operation: SOCK_NOTIFY_OP_ENABLE, TriggerFlags: trigger,
+			EventFilter: SOCK_NOTIFY_REGISTER_EVENT_OUT, Operation: SOCK_NOTIFY_OP_ENABLE, TriggerFlags: Trigger(trigger),
 			RegistrationResult: 0xFFFFFFFF}
 	}
 	closed, _, err := winsock.UDP()
@@ -666,7 +666,7 @@ func TestRegistrationErrors(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			port := newLivePort(t)
 			reg := SockNotifyRegistration{Socket: tt.socket(t), CompletionKey: 1, EventFilter: SOCK_NOTIFY_REGISTER_EVENT_IN,
-				Operation: SOCK_NOTIFY_OP_ENABLE, TriggerFlags: tt.flags}
+				Operation: SOCK_NOTIFY_OP_ENABLE, TriggerFlags: Trigger(tt.flags)}
 			err := ProcessSocketNotifications(port.h, 1, &reg, 0, 0, nil, nil)
 			switch {
 			case err != nil:
@@ -691,7 +691,7 @@ func TestSecondPort(t *testing.T) {
 	trigger := uint8(SOCK_NOTIFY_TRIGGER_PERSISTENT | SOCK_NOTIFY_TRIGGER_LEVEL)
 	first.enable(server, key, SOCK_NOTIFY_REGISTER_EVENT_IN, trigger)
 	r := second.apply(SockNotifyRegistration{Socket: server, CompletionKey: key, EventFilter: SOCK_NOTIFY_REGISTER_EVENT_IN,
-		Operation: SOCK_NOTIFY_OP_ENABLE, TriggerFlags: trigger})
+		Operation: SOCK_NOTIFY_OP_ENABLE, TriggerFlags: Trigger(trigger)})
 	sockettest.Send(t, client, "x")
 	if r[0].RegistrationResult != 0 {
 		t.Logf("second port refused: %v", windows.Errno(r[0].RegistrationResult))

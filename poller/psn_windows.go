@@ -74,8 +74,8 @@ func (b *psn) flush() {} // the OS re-arms persistent registrations itself
 
 func (b *psn) close() {}
 
-func sockNotifyFilter(i Interest) uint16 {
-	var f uint16
+func sockNotifyFilter(i Interest) sockstate.Filter {
+	var f sockstate.Filter
 	if i&Readable != 0 {
 		f |= sockstate.SOCK_NOTIFY_REGISTER_EVENT_IN
 	}
@@ -88,7 +88,7 @@ func sockNotifyFilter(i Interest) uint16 {
 	return f
 }
 
-func sockNotifyTrigger(m Mode) uint8 {
+func sockNotifyTrigger(m Mode) sockstate.Trigger {
 	switch m {
 	case Edge:
 		return sockstate.SOCK_NOTIFY_TRIGGER_PERSISTENT | sockstate.SOCK_NOTIFY_TRIGGER_EDGE

@@ -117,7 +117,7 @@ func apply(port windows.Handle, reg *sockstate.SockNotifyRegistration) error {
 		return fmt.Errorf("ProcessSocketNotifications: %w", err)
 	}
 	if reg.RegistrationResult != 0 {
-		return fmt.Errorf("registration (operation %#x): %w", reg.Operation, windows.Errno(reg.RegistrationResult))
+		return fmt.Errorf("registration (operation %v): %w", reg.Operation, windows.Errno(reg.RegistrationResult))
 	}
 	return nil
 }
