@@ -113,11 +113,11 @@ done
 
 step "stress under Wine with -race: 10,000 sockets on one poller; 1,000,000 messages echoed"
 CGO_ENABLED=1 CC=x86_64-w64-mingw32-gcc GOOS=windows GOARCH=amd64 \
-	go test -count=1 -race -gcflags=all=-d=checkptr -run '^TestStress' -v ./internal/echo -stress |
+	go test -count=1 -race -gcflags=all=-d=checkptr -run '^TestStress' -v ./examples/echo -stress |
 	grep -E '^(---|ok|FAIL|panic)|echo_test.go|WARNING: DATA RACE'
 
 step "benchmarks under Wine, a short pass (the full runs are in the README)"
-GOOS=windows GOARCH=amd64 go test -run '^$' -bench 'WaitOneActive|Echo' -benchtime 20x ./poller ./internal/echo |
+GOOS=windows GOARCH=amd64 go test -run '^$' -bench 'WaitOneActive|Echo' -benchtime 20x ./poller ./examples/echo |
 	grep -E '^(Benchmark|ok|FAIL|panic)'
 
 step "staticcheck $staticcheck_version"

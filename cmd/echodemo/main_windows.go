@@ -19,7 +19,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/sockstate/sockstate/internal/echo"
+	"github.com/sockstate/sockstate/examples/echo"
 	"github.com/sockstate/sockstate/poller"
 )
 
