@@ -11,7 +11,8 @@
 #   - it builds and vets (tests and examples included) for windows/386,
 #     amd64 and arm64 with -mod=vendor;
 #   - under Wine, its tests run (the examples with an Output line are
-#     checked) and each README program runs and must succeed.
+#     checked), and each README program and examples/probe, pasted as a
+#     program, runs and must succeed.
 # Called by scripts/test.sh; runs alone too (it sources scripts/setup.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -62,7 +63,11 @@ while IFS= read -r f; do
 	examples=$((examples + 1))
 done < <(git ls-files --cached --others --exclude-standard -- '*example_test.go' '*example_*_test.go' ':!:internal/**' ':!:cmd/**')
 [ "$examples" -gt 0 ] || fail "no example files found"
-echo "consumer: ${#snippets[@]} README programs, $examples example files"
+# The complete example program, pasted as a program of the consumer.
+mkdir -p "$consumer/probe"
+cp examples/probe/main.go "$consumer/probe/main.go"
+snippets+=("$consumer/probe")
+echo "consumer: ${#snippets[@]} programs (README snippets, examples/probe), $examples example files"
 
 cd "$consumer"
 go mod vendor
@@ -79,6 +84,6 @@ done
 
 GOOS=windows GOARCH=amd64 go test -mod=vendor -count=1 ./...
 for s in "${snippets[@]}"; do
-	echo "consumer: go run ./$(basename "$s") (README snippet) under Wine"
-	GOOS=windows GOARCH=amd64 go run -mod=vendor "./$(basename "$s")" || fail "README program $(basename "$s") failed"
+	echo "consumer: go run ./$(basename "$s") under Wine"
+	GOOS=windows GOARCH=amd64 go run -mod=vendor "./$(basename "$s")" || fail "program $(basename "$s") failed"
 done
