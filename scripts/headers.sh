@@ -18,7 +18,7 @@ spdx="SPDX-License-Identifier: BSD-3-Clause"
 # sources prints the source files, one a line.
 sources() {
 	git ls-files --cached --others --exclude-standard | while IFS= read -r f; do
-		[ -f "$f" ] || continue
+		if [ ! -f "$f" ] || [ -L "$f" ]; then continue; fi # a link's target is listed itself
 		case "$f" in
 		*.go)
 			grep -qE '^// Code generated .* DO NOT EDIT\.$' "$f" || echo "$f" ;;
