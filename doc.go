@@ -1,3 +1,6 @@
+// Copyright 2026 The sockstate Authors. All rights reserved.
+// SPDX-License-Identifier: BSD-3-Clause
+
 // Package sockstate binds the Windows socket state notifications API of
 // ws2_32.dll for Go, without cgo: ProcessSocketNotifications,
 // SOCK_NOTIFY_REGISTRATION, OVERLAPPED_ENTRY,

@@ -1,4 +1,7 @@
 #!/usr/bin/env bash
+# Copyright 2026 The sockstate Authors. All rights reserved.
+# SPDX-License-Identifier: BSD-3-Clause
+#
 # The main job, on a Linux (Debian) machine: the README's demo command. It
 # installs what it needs (see scripts/setup.sh), then, under Wine, tells
 # whether this Windows has ProcessSocketNotifications (examples/probe) and

@@ -1,4 +1,7 @@
 #!/usr/bin/env bash
+# Copyright 2026 The sockstate Authors. All rights reserved.
+# SPDX-License-Identifier: BSD-3-Clause
+#
 # The whole test suite, on a Linux (Debian) machine: the README's test
 # command, and what .ci/run calls. It installs what it needs (see
 # scripts/setup.sh), runs the Windows tests under Wine, and stops at the

@@ -1,3 +1,6 @@
+// Copyright 2026 The sockstate Authors. All rights reserved.
+// SPDX-License-Identifier: BSD-3-Clause
+
 // Command echodemo runs the multi-threaded echo server of this module's
 // poller over loopback: one poller, several goroutines, one-shot
 // registrations, many clients each sending messages and checking that every

@@ -1,3 +1,6 @@
+// Copyright 2026 The sockstate Authors. All rights reserved.
+// SPDX-License-Identifier: BSD-3-Clause
+
 // Package echo is an example: a TCP echo server on the poller, and the
 // load that cmd/echodemo and the benchmarks drive it with: clients that
 // each send messages one at a time and check that every byte comes back.

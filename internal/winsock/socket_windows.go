@@ -1,3 +1,6 @@
+// Copyright 2026 The sockstate Authors. All rights reserved.
+// SPDX-License-Identifier: BSD-3-Clause
+
 // Package winsock holds the loopback socket helpers, clients and WSAPoll
 // binding that the tests, benchmarks and demo of this module share. They
 // build on the public package github.com/sockstate/sockstate/winsock, whose

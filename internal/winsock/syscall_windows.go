@@ -1,3 +1,6 @@
+// Copyright 2026 The sockstate Authors. All rights reserved.
+// SPDX-License-Identifier: BSD-3-Clause
+
 package winsock
 
 // The ws2_32 call that the tests and benchmarks need besides those of the
