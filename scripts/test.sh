@@ -44,6 +44,9 @@ step "gofmt"
 unformatted="$(gofmt -l .)"
 [ -z "$unformatted" ] || fail "gofmt would change: $unformatted"
 
+step "license headers (scripts/headers.sh fix adds a missing one)"
+scripts/headers.sh check
+
 step "build and vet: windows/${arches[*]}, linux"
 for arch in "${arches[@]}"; do
 	CGO_ENABLED=0 GOOS=windows GOARCH=$arch go build ./...
