@@ -1,3 +1,6 @@
+// Copyright 2026 The sockstate Authors. All rights reserved.
+// SPDX-License-Identifier: BSD-3-Clause
+
 //go:build windows
 
 package sockstate
@@ -137,9 +140,9 @@ func TestABIStubProcessSocketNotifications(t *testing.T) {
 			regs[i] = SockNotifyRegistration{
 				Socket:             windows.Handle(uintptr(pattern) - uintptr(i)),
 				CompletionKey:      uintptr(pattern>>4) + uintptr(i),
-				EventFilter:        uint16(0xBEEF - i),
-				Operation:          uint8(0xA0 + i),
-				TriggerFlags:       uint8(0x50 + i),
+				EventFilter:        Filter(0xBEEF - i),
+				Operation:          Op(0xA0 + i),
+				TriggerFlags:       Trigger(0x50 + i),
 				RegistrationResult: 0xFFFFFFFF,
 			}
 		}

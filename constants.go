@@ -1,3 +1,6 @@
+// Copyright 2026 The sockstate Authors. All rights reserved.
+// SPDX-License-Identifier: BSD-3-Clause
+
 package sockstate
 
 // The SOCK_NOTIFY_* constants of winsock2.h (Windows SDK 10.0.20348 and
@@ -6,8 +9,8 @@ package sockstate
 // them exist only on Windows.
 //
 // The constants are untyped, as in golang.org/x/sys/windows, so they fit the
-// uint16 and uint8 fields of [SockNotifyRegistration] and the uint32 that
-// [SocketNotificationRetrieveEvents] returns without conversions.
+// Filter, Op and Trigger fields of SockNotifyRegistration and the uint32 that
+// SocketNotificationRetrieveEvents returns without conversions.
 
 // Event filter bits for SockNotifyRegistration.EventFilter: the socket states
 // a registration asks to be told about.
@@ -29,7 +32,7 @@ const (
 	SOCK_NOTIFY_REGISTER_EVENTS_ALL = SOCK_NOTIFY_REGISTER_EVENT_IN | SOCK_NOTIFY_REGISTER_EVENT_OUT | SOCK_NOTIFY_REGISTER_EVENT_HANGUP
 )
 
-// Event bits of a notification, as [SocketNotificationRetrieveEvents] returns
+// Event bits of a notification, as SocketNotificationRetrieveEvents returns
 // them. ERR and REMOVE can arrive whatever the registration's filter asked
 // for; after REMOVE no more notifications come for that registration.
 //

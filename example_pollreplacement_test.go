@@ -1,3 +1,6 @@
+// Copyright 2026 The sockstate Authors. All rights reserved.
+// SPDX-License-Identifier: BSD-3-Clause
+
 //go:build windows
 
 package sockstate_test
@@ -6,11 +9,13 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"net"
+	"slices"
 
 	"golang.org/x/sys/windows"
 
 	"github.com/sockstate/sockstate"
-	"github.com/sockstate/sockstate/internal/winsock"
+	"github.com/sockstate/sockstate/winsock"
 )
 
 // A drop-in replacement for a WSAPoll loop: one accepted TCP connection,
@@ -39,15 +44,40 @@ func pollReplacement(payload []byte) ([]byte, error) {
 	}
 	defer windows.CloseHandle(port)
 
-	listener, addr, err := winsock.Listen()
+	listener, err := winsock.Socket(windows.AF_INET, windows.SOCK_STREAM, windows.IPPROTO_TCP)
 	if err != nil {
 		return nil, err
 	}
 	defer windows.Closesocket(listener)
+	if err := windows.Bind(listener, &windows.SockaddrInet4{Addr: [4]byte{127, 0, 0, 1}}); err != nil {
+		return nil, err
+	}
+	if err := windows.Listen(listener, windows.SOMAXCONN); err != nil {
+		return nil, err
+	}
+	sa, err := windows.Getsockname(listener)
+	if err != nil {
+		return nil, err
+	}
+	addr := fmt.Sprintf("127.0.0.1:%d", sa.(*windows.SockaddrInet4).Port)
 	clientDone := make(chan error, 1)
-	go func() { clientDone <- winsock.SendChunks(addr, payload, 4) }()
+	go func() {
+		clientDone <- func() error { // a client of Go's net package
+			c, err := net.Dial("tcp", addr)
+			if err != nil {
+				return err
+			}
+			defer c.Close()
+			for chunk := range slices.Chunk(payload, 4) { // one send each
+				if _, err := c.Write(chunk); err != nil {
+					return err
+				}
+			}
+			return c.(*net.TCPConn).CloseWrite()
+		}()
+	}()
 
-	conn, err := winsock.Accept(listener)
+	conn, _, err := winsock.Accept(listener)
 	if err != nil {
 		return nil, err
 	}
@@ -87,7 +117,7 @@ func pollReplacement(payload []byte) ([]byte, error) {
 			// closed, whatever the events, so that no data that arrived
 			// with a HANGUP is lost.
 			for !eof {
-				k, err := winsock.Recv(conn, buf)
+				k, err := winsock.Recv(conn, buf, 0)
 				if errors.Is(err, windows.WSAEWOULDBLOCK) {
 					break
 				}

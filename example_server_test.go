@@ -1,3 +1,6 @@
+// Copyright 2026 The sockstate Authors. All rights reserved.
+// SPDX-License-Identifier: BSD-3-Clause
+
 //go:build windows
 
 package sockstate_test
@@ -6,6 +9,8 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"net"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -13,7 +18,7 @@ import (
 	"golang.org/x/sys/windows"
 
 	"github.com/sockstate/sockstate"
-	"github.com/sockstate/sockstate/internal/winsock"
+	"github.com/sockstate/sockstate/winsock"
 )
 
 // A multi-threaded TCP server on one completion port: several goroutines
@@ -75,11 +80,22 @@ func multiThreadedServer(clients, messages, goroutines int) (int, error) {
 		return 0, err
 	}
 	defer windows.CloseHandle(port)
-	listener, addr, err := winsock.Listen()
+	listener, err := winsock.Socket(windows.AF_INET, windows.SOCK_STREAM, windows.IPPROTO_TCP)
 	if err != nil {
 		return 0, err
 	}
 	defer windows.Closesocket(listener)
+	if err := windows.Bind(listener, &windows.SockaddrInet4{Addr: [4]byte{127, 0, 0, 1}}); err != nil {
+		return 0, err
+	}
+	if err := windows.Listen(listener, windows.SOMAXCONN); err != nil {
+		return 0, err
+	}
+	sa, err := windows.Getsockname(listener)
+	if err != nil {
+		return 0, err
+	}
+	addr := fmt.Sprintf("127.0.0.1:%d", sa.(*windows.SockaddrInet4).Port)
 	if err := winsock.SetNonblock(listener, true); err != nil {
 		return 0, err
 	}
@@ -97,7 +113,19 @@ func multiThreadedServer(clients, messages, goroutines int) (int, error) {
 	clientErrs := make(chan error, clients)
 	for i := range clients {
 		go func() {
-			clientErrs <- winsock.SendChunks(addr, bytes.Repeat([]byte{byte(i)}, messages*messageSize), messageSize)
+			clientErrs <- func() error { // a client of Go's net package
+				c, err := net.Dial("tcp", addr)
+				if err != nil {
+					return err
+				}
+				defer c.Close()
+				for chunk := range slices.Chunk(bytes.Repeat([]byte{byte(i)}, messages*messageSize), messageSize) { // one send each
+					if _, err := c.Write(chunk); err != nil {
+						return err
+					}
+				}
+				return c.(*net.TCPConn).CloseWrite()
+			}()
 		}()
 	}
 	for range clients {
@@ -122,7 +150,7 @@ func multiThreadedServer(clients, messages, goroutines int) (int, error) {
 
 // arm is a one-shot level-triggered registration of s under key.
 func (s *server) arm(socket windows.Handle, key uintptr) sockstate.SockNotifyRegistration {
-	filter := uint16(sockstate.SOCK_NOTIFY_REGISTER_EVENT_IN | sockstate.SOCK_NOTIFY_REGISTER_EVENT_HANGUP)
+	filter := sockstate.Filter(sockstate.SOCK_NOTIFY_REGISTER_EVENT_IN | sockstate.SOCK_NOTIFY_REGISTER_EVENT_HANGUP)
 	if key == listenerKey {
 		filter = sockstate.SOCK_NOTIFY_REGISTER_EVENT_IN
 	}
@@ -165,7 +193,7 @@ func (s *server) work() {
 
 // accept takes one connection, registers it, and re-arms the listener.
 func (s *server) accept(regs []sockstate.SockNotifyRegistration) []sockstate.SockNotifyRegistration {
-	conn, err := winsock.Accept(s.listener)
+	conn, _, err := winsock.Accept(s.listener)
 	switch {
 	case errors.Is(err, windows.WSAEWOULDBLOCK):
 	case err != nil:
@@ -198,7 +226,7 @@ func (s *server) serve(regs []sockstate.SockNotifyRegistration, key uintptr, eve
 		s.finish(key, c)
 		return regs
 	}
-	k, err := winsock.Recv(c.socket, buf)
+	k, err := winsock.Recv(c.socket, buf, 0)
 	switch {
 	case errors.Is(err, windows.WSAEWOULDBLOCK):
 		return append(regs, s.arm(c.socket, key))

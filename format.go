@@ -1,3 +1,6 @@
+// Copyright 2026 The sockstate Authors. All rights reserved.
+// SPDX-License-Identifier: BSD-3-Clause
+
 package sockstate
 
 import (
@@ -6,13 +9,19 @@ import (
 )
 
 // Events is a set of SOCK_NOTIFY_EVENT_* bits, as
-// [SocketNotificationRetrieveEvents] returns them, or of
-// SOCK_NOTIFY_REGISTER_EVENT_* filter bits. It prints as names joined by
+// SocketNotificationRetrieveEvents returns them (a UINT32); the
+// registration's 16-bit filter is a [Filter]. It prints as names joined by
 // "|" ("IN|HANGUP"), with unknown bits in hex ("IN|0x100") and no bits as
 // "0":
 //
 //	fmt.Println(sockstate.Events(sockstate.SocketNotificationRetrieveEvents(&entry)))
 type Events uint32
+
+// Filter is a set of SOCK_NOTIFY_REGISTER_EVENT_* bits, the type of the
+// 16-bit EventFilter field of a registration (UINT16 eventFilter of
+// SOCK_NOTIFY_REGISTRATION). It prints as names joined by "|"
+// ("IN|HANGUP"), with unknown bits in hex and no bits as "0".
+type Filter uint16
 
 // Op is a SOCK_NOTIFY_OP_* value. It prints as its name ("ENABLE"; 0 is
 // "NONE"); a value with several bits prints them joined by "|", unknown bits
@@ -36,6 +45,11 @@ var (
 		{SOCK_NOTIFY_EVENT_ERR, "ERR"},
 		{SOCK_NOTIFY_EVENT_REMOVE, "REMOVE"},
 	}
+	filterNames = []bitName{
+		{SOCK_NOTIFY_REGISTER_EVENT_IN, "IN"},
+		{SOCK_NOTIFY_REGISTER_EVENT_OUT, "OUT"},
+		{SOCK_NOTIFY_REGISTER_EVENT_HANGUP, "HANGUP"},
+	}
 	opNames = []bitName{
 		{SOCK_NOTIFY_OP_ENABLE, "ENABLE"},
 		{SOCK_NOTIFY_OP_DISABLE, "DISABLE"},
@@ -50,6 +64,7 @@ var (
 )
 
 func (e Events) String() string  { return formatBits(uint64(e), eventNames, "0") }
+func (f Filter) String() string  { return formatBits(uint64(f), filterNames, "0") }
 func (o Op) String() string      { return formatBits(uint64(o), opNames, "NONE") }
 func (t Trigger) String() string { return formatBits(uint64(t), triggerNames, "0") }
 

@@ -1,3 +1,6 @@
+// Copyright 2026 The sockstate Authors. All rights reserved.
+// SPDX-License-Identifier: BSD-3-Clause
+
 package sockstate
 
 import (
@@ -92,6 +95,7 @@ func FuzzFormat(f *testing.F) {
 			{Events(v).String(), uint64(v), eventNames, "0"},
 			{Op(v).String(), uint64(uint8(v)), opNames, "NONE"},
 			{Trigger(v >> 8).String(), uint64(uint8(v >> 8)), triggerNames, "0"},
+			{Filter(v >> 16).String(), uint64(uint16(v >> 16)), filterNames, "0"},
 		} {
 			got, err := parseFormat(c.s, c.names, c.zero)
 			if err != nil {

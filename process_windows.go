@@ -1,3 +1,6 @@
+// Copyright 2026 The sockstate Authors. All rights reserved.
+// SPDX-License-Identifier: BSD-3-Clause
+
 package sockstate
 
 import (
@@ -114,15 +117,21 @@ func isTimeoutErr(err error) bool {
 // call of [Process]; the others were applied. errors.Is and errors.As see
 // each refusal's windows.Errno.
 type RegistrationError struct {
+	// Failures lists the refused registrations in the order of the slice
+	// passed to Process; it is never empty.
 	Failures []RegistrationFailure
 }
 
 // RegistrationFailure is one refused registration: its index in the slice
 // passed to Process, its socket, and the OS's code for it.
 type RegistrationFailure struct {
-	Index  int
+	// Index is the registration's index in the slice passed to Process.
+	Index int
+	// Socket is the registration's socket.
 	Socket windows.Handle
-	Err    windows.Errno
+	// Err is the registration's RegistrationResult: a Win32 or Winsock
+	// error code, such as windows.WSAENOTSOCK or windows.ERROR_INVALID_PARAMETER.
+	Err windows.Errno
 }
 
 func newRegistrationError(registrations []SockNotifyRegistration) *RegistrationError {
@@ -170,11 +179,11 @@ func (e *RegistrationError) Unwrap() []error {
 // registrations to the OS unchanged, because only the OS decides what it
 // accepts. Call it where a registration is built.
 func (r *SockNotifyRegistration) Validate() error {
-	if err := checkRegistration(r.EventFilter, r.Operation, r.TriggerFlags); err != nil {
+	if err := checkRegistration(uint16(r.EventFilter), uint8(r.Operation), uint8(r.TriggerFlags)); err != nil {
 		return err
 	}
 	if r.Operation != SOCK_NOTIFY_OP_NONE && r.Socket == windows.InvalidHandle {
-		return fmt.Errorf("%w: operation %v on INVALID_SOCKET", ErrInvalidRegistration, Op(r.Operation))
+		return fmt.Errorf("%w: operation %v on INVALID_SOCKET", ErrInvalidRegistration, r.Operation)
 	}
 	return nil
 }
@@ -183,8 +192,8 @@ func (r *SockNotifyRegistration) Validate() error {
 // names, for logs and test failures.
 func (r SockNotifyRegistration) String() string {
 	return "{socket " + hex(uint64(r.Socket)) + " key " + hex(uint64(r.CompletionKey)) +
-		" filter " + Events(r.EventFilter).String() + " op " + Op(r.Operation).String() +
-		" trigger " + Trigger(r.TriggerFlags).String() + " result " + strconv.FormatUint(uint64(r.RegistrationResult), 10) + "}"
+		" filter " + r.EventFilter.String() + " op " + r.Operation.String() +
+		" trigger " + r.TriggerFlags.String() + " result " + strconv.FormatUint(uint64(r.RegistrationResult), 10) + "}"
 }
 
 func hex(v uint64) string { return "0x" + strconv.FormatUint(v, 16) }

@@ -1,3 +1,6 @@
+// Copyright 2026 The sockstate Authors. All rights reserved.
+// SPDX-License-Identifier: BSD-3-Clause
+
 //go:build windows
 
 package sockstate
@@ -351,7 +354,7 @@ func (p livePort) apply(regs ...SockNotifyRegistration) []SockNotifyRegistration
 // enable registers s under key and requires the OS to accept it.
 func (p livePort) enable(s windows.Handle, key uintptr, filter uint16, trigger uint8) {
 	p.t.Helper()
-	r := p.apply(SockNotifyRegistration{Socket: s, CompletionKey: key, EventFilter: filter, Operation: SOCK_NOTIFY_OP_ENABLE, TriggerFlags: trigger})
+	r := p.apply(SockNotifyRegistration{Socket: s, CompletionKey: key, EventFilter: Filter(filter), Operation: SOCK_NOTIFY_OP_ENABLE, TriggerFlags: Trigger(trigger)})
 	if r[0].RegistrationResult != 0 {
 		p.t.Fatalf("ENABLE filter %#x trigger %#x: %v", filter, trigger, windows.Errno(r[0].RegistrationResult))
 	}
@@ -360,7 +363,7 @@ func (p livePort) enable(s windows.Handle, key uintptr, filter uint16, trigger u
 // op applies DISABLE or REMOVE to s and requires the OS to accept it.
 func (p livePort) op(s windows.Handle, key uintptr, op uint8) {
 	p.t.Helper()
-	r := p.apply(SockNotifyRegistration{Socket: s, CompletionKey: key, Operation: op})
+	r := p.apply(SockNotifyRegistration{Socket: s, CompletionKey: key, Operation: Op(op)})
 	if r[0].RegistrationResult != 0 {
 		p.t.Fatalf("operation %#x: %v", op, windows.Errno(r[0].RegistrationResult))
 	}
@@ -615,7 +618,7 @@ func TestRegistrationOnly(t *testing.T) {
 	for i := range regs {
 		_, server := sockettest.Pair(t)
 		regs[i] = SockNotifyRegistration{Socket: server, CompletionKey: uintptr(20 + i),
-			EventFilter: SOCK_NOTIFY_REGISTER_EVENT_OUT, Operation: SOCK_NOTIFY_OP_ENABLE, TriggerFlags: trigger,
+			EventFilter: SOCK_NOTIFY_REGISTER_EVENT_OUT, Operation: SOCK_NOTIFY_OP_ENABLE, TriggerFlags: Trigger(trigger),
 			RegistrationResult: 0xFFFFFFFF}
 	}
 	closed, _, err := winsock.UDP()
@@ -691,7 +694,7 @@ func TestRegistrationErrors(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			port := newLivePort(t)
 			reg := SockNotifyRegistration{Socket: tt.socket(t), CompletionKey: 1, EventFilter: SOCK_NOTIFY_REGISTER_EVENT_IN,
-				Operation: SOCK_NOTIFY_OP_ENABLE, TriggerFlags: tt.flags}
+				Operation: SOCK_NOTIFY_OP_ENABLE, TriggerFlags: Trigger(tt.flags)}
 			err := ProcessSocketNotifications(port.h, 1, &reg, 0, 0, nil, nil)
 			switch {
 			case err != nil:
@@ -719,7 +722,7 @@ func TestSecondPort(t *testing.T) {
 	trigger := uint8(SOCK_NOTIFY_TRIGGER_PERSISTENT | SOCK_NOTIFY_TRIGGER_LEVEL)
 	first.enable(server, key, SOCK_NOTIFY_REGISTER_EVENT_IN, trigger)
 	r := SockNotifyRegistration{Socket: server, CompletionKey: key, EventFilter: SOCK_NOTIFY_REGISTER_EVENT_IN,
-		Operation: SOCK_NOTIFY_OP_ENABLE, TriggerFlags: trigger}
+		Operation: SOCK_NOTIFY_OP_ENABLE, TriggerFlags: Trigger(trigger)}
 	err := ProcessSocketNotifications(second.h, 1, &r, 0, 0, nil, nil)
 	sockettest.Send(t, client, "x")
 	var outcome string

@@ -1,3 +1,6 @@
+// Copyright 2026 The sockstate Authors. All rights reserved.
+// SPDX-License-Identifier: BSD-3-Clause
+
 package sockstate
 
 import (
@@ -31,11 +34,13 @@ type SockNotifyRegistration struct {
 	// registration is created; later ENABLEs do not change it.
 	CompletionKey uintptr
 	// EventFilter (UINT16 eventFilter) holds SOCK_NOTIFY_REGISTER_EVENT_* bits.
-	EventFilter uint16
+	// Its type is 16 bits wide, as in C; the notifications' event bits are
+	// 32 bits wide ([Events]).
+	EventFilter Filter
 	// Operation (UINT8 operation) is one SOCK_NOTIFY_OP_* value.
-	Operation uint8
+	Operation Op
 	// TriggerFlags (UINT8 triggerFlags) holds SOCK_NOTIFY_TRIGGER_* bits.
-	TriggerFlags uint8
+	TriggerFlags Trigger
 	// RegistrationResult (DWORD registrationResult) is written by the OS when
 	// the call returns nil or a timeout: 0 (ERROR_SUCCESS) or the Win32 or
 	// Winsock error code of this registration alone.

@@ -1,3 +1,6 @@
+// Copyright 2026 The sockstate Authors. All rights reserved.
+// SPDX-License-Identifier: BSD-3-Clause
+
 //go:build windows
 
 package poller_test
@@ -9,8 +12,8 @@ import (
 
 	"golang.org/x/sys/windows"
 
-	"github.com/sockstate/sockstate/internal/winsock"
 	"github.com/sockstate/sockstate/poller"
+	"github.com/sockstate/sockstate/winsock"
 )
 
 // An edge-triggered UDP server: the socket is added before it is bound, so
@@ -56,7 +59,25 @@ func edgeTriggeredUDP(datagrams int) (int, error) {
 		return 0, err
 	}
 	clientDone := make(chan error, 1)
-	go func() { clientDone <- winsock.SendDatagrams(sa.(*windows.SockaddrInet4), datagrams) }()
+	go func() {
+		clientDone <- func() error { // a second socket sends datagram i, holding the byte i
+			c, err := winsock.Socket(windows.AF_INET, windows.SOCK_DGRAM, windows.IPPROTO_UDP)
+			if err != nil {
+				return err
+			}
+			defer windows.Closesocket(c)
+			to := *sa.(*windows.SockaddrInet4) // a copy: x/sys encodes into it
+			for i := range datagrams {
+				if err := windows.Sendto(c, []byte{byte(i)}, 0, &to); err != nil {
+					return err
+				}
+				if i%10 == 9 {
+					time.Sleep(time.Millisecond) // in several batches
+				}
+			}
+			return nil
+		}()
+	}()
 
 	seen := make([]bool, datagrams)
 	count := 0
@@ -71,7 +92,7 @@ func edgeTriggeredUDP(datagrams int) (int, error) {
 			return count, fmt.Errorf("%d of %d datagrams, then 5 s of silence", count, datagrams)
 		}
 		for { // drain: the next edge needs an empty buffer
-			k, err := winsock.Recv(s, buf)
+			k, err := winsock.Recv(s, buf, 0)
 			if errors.Is(err, windows.WSAEWOULDBLOCK) {
 				break
 			}

@@ -1,3 +1,6 @@
+// Copyright 2026 The sockstate Authors. All rights reserved.
+// SPDX-License-Identifier: BSD-3-Clause
+
 package poller
 
 import (
@@ -113,8 +116,8 @@ func (b *psn) flush() {
 
 func (b *psn) close() {}
 
-func sockNotifyFilter(i Interest) uint16 {
-	var f uint16
+func sockNotifyFilter(i Interest) sockstate.Filter {
+	var f sockstate.Filter
 	if i&Readable != 0 {
 		f |= sockstate.SOCK_NOTIFY_REGISTER_EVENT_IN
 	}
@@ -127,7 +130,7 @@ func sockNotifyFilter(i Interest) uint16 {
 	return f
 }
 
-func sockNotifyTrigger(m Mode) uint8 {
+func sockNotifyTrigger(m Mode) sockstate.Trigger {
 	switch m {
 	case Edge:
 		return sockstate.SOCK_NOTIFY_TRIGGER_PERSISTENT | sockstate.SOCK_NOTIFY_TRIGGER_EDGE

@@ -1,4 +1,7 @@
 # shellcheck shell=bash
+# Copyright 2026 The sockstate Authors. All rights reserved.
+# SPDX-License-Identifier: BSD-3-Clause
+#
 # Sourced by scripts/test.sh and scripts/demo.sh: makes this Linux machine
 # able to build and run the module's Windows binaries under Wine.
 #

@@ -1,4 +1,7 @@
 #!/usr/bin/env bash
+# Copyright 2026 The sockstate Authors. All rights reserved.
+# SPDX-License-Identifier: BSD-3-Clause
+#
 # The whole test suite, on a Linux (Debian) machine: the README's test
 # command, and what .ci/run calls. It installs what it needs (see
 # scripts/setup.sh), runs the Windows tests under Wine, and stops at the
@@ -40,6 +43,9 @@ tool() {
 step "gofmt"
 unformatted="$(gofmt -l .)"
 [ -z "$unformatted" ] || fail "gofmt would change: $unformatted"
+
+step "license headers (scripts/headers.sh fix adds a missing one)"
+scripts/headers.sh check
 
 step "build and vet: windows/${arches[*]}, linux"
 for arch in "${arches[@]}"; do
@@ -136,6 +142,9 @@ fi
 run_tests "linux/amd64 (portable code)" --
 model_runs
 
+step "consumer: a module that vendors this one, pastes the README snippets and the examples"
+scripts/consumer.sh
+
 for target in FuzzFormat FuzzCheckRegistration; do
 	step "fuzz $target for $fuzztime inputs under Wine (windows/amd64; seed corpus in testdata/fuzz)"
 	fuzz() { GOOS=windows GOARCH=amd64 go test -run '^$' -fuzz "^$target\$" -fuzztime "$fuzztime" . >"$work/fuzz" 2>&1; }
@@ -152,15 +161,15 @@ done
 
 step "stress under Wine with -race: 10,000 sockets on one poller; 1,000,000 messages echoed"
 CGO_ENABLED=1 CC=x86_64-w64-mingw32-gcc GOOS=windows GOARCH=amd64 \
-	go test -count=1 -race -gcflags=all=-d=checkptr -run '^TestStress' -v ./internal/echo -stress |
+	go test -count=1 -race -gcflags=all=-d=checkptr -run '^TestStress' -v ./examples/echo -stress |
 	grep -E '^(---|ok|FAIL|panic)|echo_test.go|WARNING: DATA RACE'
 step "stress again with the ProcessSocketNotifications backend on the reference model (model, not Windows)"
 CGO_ENABLED=1 CC=x86_64-w64-mingw32-gcc GOOS=windows GOARCH=amd64 SOCKSTATE_PSN_MODEL_DLL="$model_path" \
-	go test -count=1 -race -tags sockstate_psnmodel -run '^TestStress' -v ./internal/echo -stress |
+	go test -count=1 -race -tags sockstate_psnmodel -run '^TestStress' -v ./examples/echo -stress |
 	grep -E '^(---|ok|FAIL|panic)|echo_test.go|WARNING: DATA RACE'
 
 step "benchmarks under Wine, a short pass (the full runs are in the README)"
-GOOS=windows GOARCH=amd64 go test -run '^$' -bench 'WaitOneActive|Echo' -benchtime 20x ./poller ./internal/echo |
+GOOS=windows GOARCH=amd64 go test -run '^$' -bench 'WaitOneActive|Echo' -benchtime 20x ./poller ./examples/echo |
 	grep -E '^(Benchmark|ok|FAIL|panic)'
 
 step "staticcheck $staticcheck_version"

@@ -1,3 +1,6 @@
+// Copyright 2026 The sockstate Authors. All rights reserved.
+// SPDX-License-Identifier: BSD-3-Clause
+
 /*
  * SOCK_NOTIFY_REGISTRATION as winsock2.h (Windows SDK 10.0.20348.0 and
  * later) declares it, for the C stand-ins in testdata/ (the ABI stub and the

@@ -1,3 +1,6 @@
+// Copyright 2026 The sockstate Authors. All rights reserved.
+// SPDX-License-Identifier: BSD-3-Clause
+
 //go:build windows
 
 package main
@@ -7,7 +10,7 @@ import (
 	"testing"
 
 	"github.com/sockstate/sockstate"
-	"github.com/sockstate/sockstate/internal/echo"
+	"github.com/sockstate/sockstate/examples/echo"
 	"github.com/sockstate/sockstate/internal/wine"
 	"github.com/sockstate/sockstate/poller"
 )
@@ -44,7 +47,7 @@ func TestCheck(t *testing.T) {
 	}
 	for _, f := range []flags{
 		{most, 1, 64, 1, "afd"},
-		{1, maxMessages, 65536, 256, "psn"},
+		{1, maxMessages, 65536, 256, "SocketNotifications"},
 		{10, maxTotal / 10, 1, 1, "auto"},
 	} {
 		if _, err := check(f.clients, f.messages, f.size, f.goroutines, f.backend); err != nil {

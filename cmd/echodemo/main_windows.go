@@ -1,3 +1,6 @@
+// Copyright 2026 The sockstate Authors. All rights reserved.
+// SPDX-License-Identifier: BSD-3-Clause
+
 // Command echodemo runs the multi-threaded echo server of this module's
 // poller over loopback: one poller, several goroutines, one-shot
 // registrations, many clients each sending messages and checking that every
@@ -12,7 +15,7 @@
 //	0  every byte of every message came back
 //	1  a byte did not come back, or a socket failed during the run
 //	2  bad flags (out of range, or more clients than Wine can run)
-//	3  the backend asked for is missing on this Windows (-backend psn
+//	3  the backend asked for is missing on this Windows (-backend SocketNotifications
 //	   before Windows 10 build 20348, and under Wine)
 //
 // Limits: -messages at most 1,000,000 and -clients x -messages at most
@@ -31,11 +34,12 @@ import (
 	"fmt"
 	"os"
 	"runtime"
+	"strings"
 	"sync/atomic"
 	"time"
 
 	"github.com/sockstate/sockstate"
-	"github.com/sockstate/sockstate/internal/echo"
+	"github.com/sockstate/sockstate/examples/echo"
 	"github.com/sockstate/sockstate/internal/wine"
 	"github.com/sockstate/sockstate/poller"
 )
@@ -44,7 +48,7 @@ func main() {
 	clients := flag.Int("clients", 100, "concurrent client connections (1 to 10000; under Wine 1 to 3000)")
 	messages := flag.Int("messages", 1000, "messages each client sends (1 to 1000000; clients x messages at most 10000000)")
 	size := flag.Int("size", 64, "bytes a message (1 to 65536)")
-	backendName := flag.String("backend", "auto", "poller backend: auto, afd or psn (ProcessSocketNotifications)")
+	backendName := flag.String("backend", "Auto", "poller backend: Auto, AFD or SocketNotifications (any case)")
 	goroutines := flag.Int("goroutines", runtime.GOMAXPROCS(0), "server goroutines waiting on the poller (1 to 256)")
 	flag.Parse()
 
@@ -94,15 +98,12 @@ func check(clients, messages, size, goroutines int, backend string) (poller.Back
 	case goroutines < 1 || goroutines > 256:
 		return 0, fmt.Errorf("-goroutines %d: want 1 to 256", goroutines)
 	}
-	switch backend {
-	case "auto":
-		return poller.Auto, nil
-	case "afd":
-		return poller.AFD, nil
-	case "psn":
-		return poller.SocketNotifications, nil
+	for name, b := range map[string]poller.Backend{"Auto": poller.Auto, "AFD": poller.AFD, "SocketNotifications": poller.SocketNotifications} {
+		if strings.EqualFold(backend, name) {
+			return b, nil
+		}
 	}
-	return 0, fmt.Errorf("-backend %q: want auto, afd or psn", backend)
+	return 0, fmt.Errorf("-backend %q: want Auto, AFD or SocketNotifications", backend)
 }
 
 func run(backend poller.Backend, goroutines int, load echo.Load) error {

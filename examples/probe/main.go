@@ -1,3 +1,6 @@
+// Copyright 2026 The sockstate Authors. All rights reserved.
+// SPDX-License-Identifier: BSD-3-Clause
+
 //go:build windows
 
 // Command probe tells whether this Windows has the socket state
@@ -16,8 +19,7 @@ import (
 	"golang.org/x/sys/windows"
 
 	"github.com/sockstate/sockstate"
-	"github.com/sockstate/sockstate/internal/wine"
-	"github.com/sockstate/sockstate/internal/winsock"
+	"github.com/sockstate/sockstate/winsock"
 )
 
 // implementation says what answers the calls.
@@ -33,7 +35,8 @@ func main() {
 func run() error {
 	v := windows.RtlGetVersion()
 	under := ""
-	if wine.Detected() {
+	// Only Wine's ntdll.dll has the wine_get_version export.
+	if windows.NewLazySystemDLL("ntdll.dll").NewProc("wine_get_version").Find() == nil {
 		under = " (under Wine, which reports this version; Wine has no ProcessSocketNotifications)"
 	}
 	fmt.Printf("Windows %d.%d.%d%s\n", v.MajorVersion, v.MinorVersion, v.BuildNumber, under)
@@ -82,7 +85,7 @@ func batch(port windows.Handle) error {
 // HANGUP, sends it a message, and waits for the notification; then it
 // removes the registration and waits for SOCK_NOTIFY_EVENT_REMOVE.
 func readiness(port windows.Handle) error {
-	client, server, err := winsock.Pair()
+	client, server, err := loopbackPair()
 	if err != nil {
 		return fmt.Errorf("loopback TCP pair: %w", err)
 	}
@@ -100,14 +103,14 @@ func readiness(port windows.Handle) error {
 	if err := apply(port, &reg); err != nil {
 		return err
 	}
-	if _, err := winsock.Send(client, []byte("hello")); err != nil {
+	if _, err := winsock.Send(client, []byte("hello"), 0); err != nil {
 		return fmt.Errorf("send: %w", err)
 	}
 	if err := await(port, key, sockstate.SOCK_NOTIFY_EVENT_IN); err != nil {
 		return err
 	}
 	buf := make([]byte, 64)
-	n, err := winsock.Recv(server, buf)
+	n, err := winsock.Recv(server, buf, 0)
 	if err != nil {
 		return fmt.Errorf("recv: %w", err)
 	}
@@ -120,12 +123,45 @@ func readiness(port windows.Handle) error {
 	return await(port, key, sockstate.SOCK_NOTIFY_EVENT_REMOVE)
 }
 
+// loopbackPair returns the two ends of a TCP connection on 127.0.0.1.
+func loopbackPair() (client, server windows.Handle, err error) {
+	l, err := winsock.Socket(windows.AF_INET, windows.SOCK_STREAM, windows.IPPROTO_TCP)
+	if err != nil {
+		return 0, 0, err
+	}
+	defer windows.Closesocket(l)
+	if err := windows.Bind(l, &windows.SockaddrInet4{Addr: [4]byte{127, 0, 0, 1}}); err != nil {
+		return 0, 0, err
+	}
+	if err := windows.Listen(l, 1); err != nil {
+		return 0, 0, err
+	}
+	addr, err := windows.Getsockname(l)
+	if err != nil {
+		return 0, 0, err
+	}
+	client, err = winsock.Socket(windows.AF_INET, windows.SOCK_STREAM, windows.IPPROTO_TCP)
+	if err != nil {
+		return 0, 0, err
+	}
+	if err := windows.Connect(client, addr); err != nil { // completes into the backlog
+		windows.Closesocket(client)
+		return 0, 0, err
+	}
+	server, _, err = winsock.Accept(l)
+	if err != nil {
+		windows.Closesocket(client)
+		return 0, 0, err
+	}
+	return client, server, nil
+}
+
 func apply(port windows.Handle, reg *sockstate.SockNotifyRegistration) error {
 	if err := sockstate.ProcessSocketNotifications(port, 1, reg, 0, 0, nil, nil); err != nil {
 		return fmt.Errorf("ProcessSocketNotifications: %w", err)
 	}
 	if reg.RegistrationResult != 0 {
-		return fmt.Errorf("registration (operation %#x): %w", reg.Operation, windows.Errno(reg.RegistrationResult))
+		return fmt.Errorf("registration (operation %v): %w", reg.Operation, windows.Errno(reg.RegistrationResult))
 	}
 	return nil
 }

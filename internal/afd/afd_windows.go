@@ -1,3 +1,6 @@
+// Copyright 2026 The sockstate Authors. All rights reserved.
+// SPDX-License-Identifier: BSD-3-Clause
+
 // Package afd asks the Windows socket driver, AFD, for readiness: the
 // IOCTL_AFD_POLL request that WSAPoll is built on, issued asynchronously
 // through NtDeviceIoControlFile on a handle to \Device\Afd that is tied to

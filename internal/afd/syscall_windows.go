@@ -1,3 +1,6 @@
+// Copyright 2026 The sockstate Authors. All rights reserved.
+// SPDX-License-Identifier: BSD-3-Clause
+
 package afd
 
 // ntdll calls that golang.org/x/sys/windows does not bind; mkwinsyscall

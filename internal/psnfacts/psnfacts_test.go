@@ -1,3 +1,6 @@
+// Copyright 2026 The sockstate Authors. All rights reserved.
+// SPDX-License-Identifier: BSD-3-Clause
+
 //go:build windows
 
 package psnfacts

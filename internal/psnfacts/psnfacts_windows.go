@@ -1,3 +1,6 @@
+// Copyright 2026 The sockstate Authors. All rights reserved.
+// SPDX-License-Identifier: BSD-3-Clause
+
 // Package psnfacts puts the open questions about ProcessSocketNotifications
 // (../shared/reference/psn-behaviour.md; the switches of
 // testdata/psnmodel/SPEC.md) to the call that the sockstate package binds,
@@ -72,7 +75,7 @@ type entry struct {
 	bytes                     uint32
 }
 
-func reg(s windows.Handle, key uintptr, op uint8, trigger uint8) sockstate.SockNotifyRegistration {
+func reg(s windows.Handle, key uintptr, op sockstate.Op, trigger sockstate.Trigger) sockstate.SockNotifyRegistration {
 	return sockstate.SockNotifyRegistration{Socket: s, CompletionKey: key, EventFilter: sockstate.SOCK_NOTIFY_REGISTER_EVENT_IN,
 		Operation: op, TriggerFlags: trigger}
 }
@@ -121,7 +124,7 @@ func pair() (client, server windows.Handle, done func(), err error) {
 
 // registered returns a loopback TCP pair whose server end is registered on
 // port under key for filter, persistent and level-triggered.
-func registered(port windows.Handle, key uintptr, filter uint16) (client, server windows.Handle, done func(), err error) {
+func registered(port windows.Handle, key uintptr, filter sockstate.Filter) (client, server windows.Handle, done func(), err error) {
 	client, server, done, err = pair()
 	if err != nil {
 		return 0, 0, nil, err

@@ -1,3 +1,6 @@
+// Copyright 2026 The sockstate Authors. All rights reserved.
+// SPDX-License-Identifier: BSD-3-Clause
+
 // Package psnmodel loads the reference model of ProcessSocketNotifications
 // (testdata/psnmodel, specified in testdata/psnmodel/SPEC.md) for
 // sockstate's own tests, where the OS lacks the export.

@@ -1,57 +1,38 @@
-// Package winsock holds the few Winsock calls and loopback socket helpers
-// that the tests, the examples and the poller of this module need and that
-// golang.org/x/sys/windows lacks. Its sockets are plain Winsock sockets, not
-// Go's net package, whose sockets are already tied to the runtime's own
-// completion port.
+// Copyright 2026 The sockstate Authors. All rights reserved.
+// SPDX-License-Identifier: BSD-3-Clause
+
+// Package winsock holds the loopback socket helpers, clients and WSAPoll
+// binding that the tests, benchmarks and demo of this module share. They
+// build on the public package github.com/sockstate/sockstate/winsock, whose
+// calls the few forwards below keep under their older short names.
 package winsock
 
 import (
-	"sync"
-
 	"golang.org/x/sys/windows"
+
+	"github.com/sockstate/sockstate/winsock"
 )
 
-// fionbio is FIONBIO of winsock2.h: _IOW('f', 126, u_long).
-const fionbio = 0x8004667e
-
-var startup = sync.OnceValue(func() error {
-	var data windows.WSAData
-	return windows.WSAStartup(uint32(0x0202), &data)
-})
-
-// Socket starts Winsock once and opens a socket.
+// Socket is [winsock.Socket].
 func Socket(domain, typ, proto int) (windows.Handle, error) {
-	if err := startup(); err != nil {
-		return windows.InvalidHandle, err
-	}
-	return windows.Socket(domain, typ, proto)
+	return winsock.Socket(domain, typ, proto)
 }
 
-// Accept accepts one connection from the listening socket l.
+// Accept is [winsock.Accept] without the peer's address.
 func Accept(l windows.Handle) (windows.Handle, error) {
-	return accept(l, nil, nil)
+	s, _, err := winsock.Accept(l)
+	return s, err
 }
 
-// SetNonblock switches the socket's non-blocking mode (FIONBIO).
-func SetNonblock(s windows.Handle, on bool) error {
-	var arg uint32
-	if on {
-		arg = 1
-	}
-	return ioctlsocket(s, fionbio, &arg)
-}
+// SetNonblock is [winsock.SetNonblock].
+func SetNonblock(s windows.Handle, on bool) error { return winsock.SetNonblock(s, on) }
 
-// Recv receives into buf; 0 bytes with a nil error means the peer closed.
-func Recv(s windows.Handle, buf []byte) (int, error) {
-	n, err := recv(s, buf, 0)
-	return int(n), err
-}
+// Recv is [winsock.Recv] without flags; 0 bytes with a nil error means the
+// peer closed.
+func Recv(s windows.Handle, buf []byte) (int, error) { return winsock.Recv(s, buf, 0) }
 
-// Send sends from buf and returns how many bytes were taken.
-func Send(s windows.Handle, buf []byte) (int, error) {
-	n, err := send(s, buf, 0)
-	return int(n), err
-}
+// Send is [winsock.Send] without flags.
+func Send(s windows.Handle, buf []byte) (int, error) { return winsock.Send(s, buf, 0) }
 
 // Listen opens a TCP socket listening on 127.0.0.1 at a port the OS picks,
 // and returns it with its address.

@@ -40,58 +40,11 @@ func errnoErr(e syscall.Errno) error {
 var (
 	modws2_32 = windows.NewLazySystemDLL("ws2_32.dll")
 
-	procWSAPoll     = modws2_32.NewProc("WSAPoll")
-	procaccept      = modws2_32.NewProc("accept")
-	procioctlsocket = modws2_32.NewProc("ioctlsocket")
-	procrecv        = modws2_32.NewProc("recv")
-	procsend        = modws2_32.NewProc("send")
+	procWSAPoll = modws2_32.NewProc("WSAPoll")
 )
 
 func wsaPoll(fds *PollFd, nfds uint32, timeout int32) (n int32, err error) {
 	r0, _, e1 := syscall.SyscallN(procWSAPoll.Addr(), uintptr(unsafe.Pointer(fds)), uintptr(nfds), uintptr(timeout))
-	n = int32(r0)
-	if n == -1 {
-		err = errnoErr(e1)
-	}
-	return
-}
-
-func accept(s windows.Handle, addr *windows.RawSockaddrAny, addrlen *int32) (fd windows.Handle, err error) {
-	r0, _, e1 := syscall.SyscallN(procaccept.Addr(), uintptr(s), uintptr(unsafe.Pointer(addr)), uintptr(unsafe.Pointer(addrlen)))
-	fd = windows.Handle(r0)
-	if fd == windows.InvalidHandle {
-		err = errnoErr(e1)
-	}
-	return
-}
-
-func ioctlsocket(s windows.Handle, cmd uint32, arg *uint32) (err error) {
-	r1, _, e1 := syscall.SyscallN(procioctlsocket.Addr(), uintptr(s), uintptr(cmd), uintptr(unsafe.Pointer(arg)))
-	if r1 == socketError {
-		err = errnoErr(e1)
-	}
-	return
-}
-
-func recv(s windows.Handle, buf []byte, flags int32) (n int32, err error) {
-	var _p0 *byte
-	if len(buf) > 0 {
-		_p0 = &buf[0]
-	}
-	r0, _, e1 := syscall.SyscallN(procrecv.Addr(), uintptr(s), uintptr(unsafe.Pointer(_p0)), uintptr(len(buf)), uintptr(flags))
-	n = int32(r0)
-	if n == -1 {
-		err = errnoErr(e1)
-	}
-	return
-}
-
-func send(s windows.Handle, buf []byte, flags int32) (n int32, err error) {
-	var _p0 *byte
-	if len(buf) > 0 {
-		_p0 = &buf[0]
-	}
-	r0, _, e1 := syscall.SyscallN(procsend.Addr(), uintptr(s), uintptr(unsafe.Pointer(_p0)), uintptr(len(buf)), uintptr(flags))
 	n = int32(r0)
 	if n == -1 {
 		err = errnoErr(e1)

@@ -1,3 +1,6 @@
+// Copyright 2026 The sockstate Authors. All rights reserved.
+// SPDX-License-Identifier: BSD-3-Clause
+
 /*
  * A stand-in ws2_32!ProcessSocketNotifications for the ABI test only
  * (TestABIStubProcessSocketNotifications in abi_test.go). It does no socket

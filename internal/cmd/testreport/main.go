@@ -1,3 +1,6 @@
+// Copyright 2026 The sockstate Authors. All rights reserved.
+// SPDX-License-Identifier: BSD-3-Clause
+
 // Command testreport condenses "go test -json" for scripts/test.sh: it
 // prints each package's result line and the whole output of every failing
 // test, then a count line, and records the counts and every skipped test

@@ -1,0 +1,89 @@
+#!/usr/bin/env bash
+# Copyright 2026 The sockstate Authors. All rights reserved.
+# SPDX-License-Identifier: BSD-3-Clause
+#
+# The consumer check, as a user of this module sees it: a module outside the
+# repository requires github.com/sockstate/sockstate (a replace to this
+# clone), vendors it, holds every Go snippet of README.md as a program and
+# every example file of the module's packages pasted unchanged (only the
+# package clause follows the new directory), then
+#   - its module graph must be this module and golang.org/x/sys alone;
+#   - it builds and vets (tests and examples included) for windows/386,
+#     amd64 and arm64 with -mod=vendor;
+#   - under Wine, its tests run (the examples with an Output line are
+#     checked), and each README program and examples/probe, pasted as a
+#     program, runs and must succeed.
+# Called by scripts/test.sh; runs alone too (it sources scripts/setup.sh).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+repo="$(pwd)"
+if ! command -v go_windows_amd64_exec >/dev/null; then
+	# shellcheck source=scripts/setup.sh
+	SOCKSTATE_WINE32=no source scripts/setup.sh
+fi
+
+fail() { echo "FAIL: $*" >&2; exit 1; }
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+consumer="$work/consumer"
+mkdir -p "$consumer"
+
+xsys="$(go list -m -f '{{.Version}}' golang.org/x/sys)"
+cat >"$consumer/go.mod" <<MOD
+module example.com/consumer
+
+go $(go list -m -f '{{.GoVersion}}')
+
+require (
+	github.com/sockstate/sockstate v0.0.0-00010101000000-000000000000
+	golang.org/x/sys $xsys
+)
+
+replace github.com/sockstate/sockstate => $repo
+MOD
+cp go.sum "$consumer/go.sum"
+
+# The README's Go snippets, each a program of its own.
+awk -v dir="$consumer/readme" '
+	/^```go$/ { n++; file = sprintf("%s%d/main.go", dir, n); system("mkdir -p " dir n); inside = 1; next }
+	/^```$/ && inside { inside = 0; close(file); next }
+	inside { print > file }
+' README.md
+snippets=("$consumer"/readme*)
+[ -e "${snippets[0]}" ] || fail "README.md has no Go snippet"
+
+# Every example file, pasted into a package directory of the consumer.
+examples=0
+while IFS= read -r f; do
+	pkg="$(dirname "$f")"
+	dest="$consumer/examples/${pkg//\//_}"
+	[ "$pkg" != . ] || dest="$consumer/examples/sockstate"
+	mkdir -p "$dest"
+	sed '0,/^package /s/^package .*/package examples_test/' "$f" >"$dest/$(basename "$f")"
+	examples=$((examples + 1))
+done < <(git ls-files --cached --others --exclude-standard -- '*example_test.go' '*example_*_test.go' ':!:internal/**' ':!:cmd/**')
+[ "$examples" -gt 0 ] || fail "no example files found"
+# The complete example program, pasted as a program of the consumer.
+mkdir -p "$consumer/probe"
+cp examples/probe/main.go "$consumer/probe/main.go"
+snippets+=("$consumer/probe")
+echo "consumer: ${#snippets[@]} programs (README snippets, examples/probe), $examples example files"
+
+cd "$consumer"
+go mod vendor
+graph="$(go list -mod=readonly -m all | sort)"
+want="$(printf '%s\n' example.com/consumer "github.com/sockstate/sockstate v0.0.0-00010101000000-000000000000 => $repo" "golang.org/x/sys $xsys" | sort)"
+[ "$graph" = "$want" ] || fail "the consumer's module graph is not this module and x/sys alone:
+$graph"
+
+for arch in 386 amd64 arm64; do
+	CGO_ENABLED=0 GOOS=windows GOARCH=$arch go build -mod=vendor ./...
+	CGO_ENABLED=0 GOOS=windows GOARCH=$arch go vet -mod=vendor ./...
+	echo "consumer: windows/$arch builds and vets with -mod=vendor"
+done
+
+GOOS=windows GOARCH=amd64 go test -mod=vendor -count=1 ./...
+for s in "${snippets[@]}"; do
+	echo "consumer: go run ./$(basename "$s") under Wine"
+	GOOS=windows GOARCH=amd64 go run -mod=vendor "./$(basename "$s")" || fail "program $(basename "$s") failed"
+done
