@@ -121,6 +121,12 @@ func (s *Server) accept() {
 		if errors.Is(err, windows.WSAEWOULDBLOCK) {
 			break
 		}
+		if reset(err) || errors.Is(err, windows.WSAENOTCONN) {
+			// A client that reset its connection before it was taken:
+			// WSAECONNRESET, or under Wine, which fetches the peer's
+			// address for winsock.Accept, WSAENOTCONN. Take the next.
+			continue
+		}
 		if err != nil {
 			s.fail(fmt.Errorf("accept: %w", err))
 			break
