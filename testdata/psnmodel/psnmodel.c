@@ -80,6 +80,8 @@ NTSTATUS NTAPI NtQueryIoCompletion(HANDLE, int, PVOID, ULONG, PULONG);
 #define SAMPLE_MS 2       /* how often held conditions are sampled */
 #define DEQUEUE_GUESS_MS 2000 /* a level packet not seen dequeued is taken as dequeued */
 #define REREPORT_MS 2000  /* a held edge is reported again: late, never lost */
+#define WATCH_MS 50       /* every registration is sampled in turn, WATCH_N a time */
+#define WATCH_N 32
 
 /* ---- switches ---------------------------------------------------------- */
 
@@ -412,7 +414,7 @@ static DWORD workerWait = INFINITE; /* the worker's timeout, set under lk */
 /* needTicks makes sure the worker samples every SAMPLE_MS. */
 static void needTicks(void)
 {
-    if (workerWait == INFINITE) {
+    if (workerWait != SAMPLE_MS) {
         workerWait = SAMPLE_MS;
         PostQueuedCompletionStatus(mport, 0, KEY_WAKE, NULL);
     }
@@ -538,7 +540,17 @@ static DWORD tick(void)
             next = SAMPLE_MS;
         i++;
     }
-    return next;
+    /* A change that the AFD poll out did not report (it is cancelled and
+     * submitted again as the conditions change; under load a completion
+     * can come late): each enabled registration is sampled in turn, and
+     * reports only what the rules above owe. */
+    static size_t watchNext;
+    for (size_t k = 0; k < WATCH_N && nregs > 0; k++) {
+        reg *r = table[watchNext++ % nregs];
+        if (r->enabled && !r->quiet && !r->pending)
+            evaluate(r);
+    }
+    return nregs > 0 && next == INFINITE ? WATCH_MS : next;
 }
 
 static void completed(OVERLAPPED_ENTRY *e)
