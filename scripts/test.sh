@@ -113,9 +113,15 @@ CGO_ENABLED=1 CC=x86_64-w64-mingw32-gcc GOOS=windows GOARCH=amd64 \
 	go test -count=1 -race -gcflags=all=-d=checkptr -run '^TestStress' -v ./internal/echo -stress |
 	grep -E '^(---|ok|FAIL|panic)|echo_test.go|WARNING: DATA RACE'
 
-step "benchmarks under Wine, a short pass (the full runs are in the README)"
-GOOS=windows GOARCH=amd64 go test -run '^$' -bench 'WaitOneActive|Echo' -benchtime 20x ./poller ./internal/echo |
+step "benchmarks under Wine, a short pass that must run, not time (scripts/bench.sh times them)"
+x86_64-w64-mingw32-gcc -O2 -Wall -Werror -o "$stub_dir/cloop.exe" testdata/cloop/cloop.c -lws2_32 -lntdll -lpsapi
+cloop="$(winepath -w "$stub_dir/cloop.exe" 2>/dev/null)"
+SOCKSTATE_CLOOP="$cloop" GOOS=windows GOARCH=amd64 go test -run '^$' -bench 'WaitOneActive|Echo' -benchtime 20x ./poller ./internal/echo |
 	grep -E '^(Benchmark|ok|FAIL|panic)'
+GOOS=windows GOARCH=amd64 go test -run '^$' -bench 'RegisteredMemory' -benchtime 1x ./poller |
+	grep -E '^(Benchmark|ok|FAIL|panic)'
+wine "$stub_dir/cloop.exe" wait 10 20
+wine "$stub_dir/cloop.exe" mem 100
 
 step "staticcheck $staticcheck_version"
 staticcheck="$(tool staticcheck honnef.co/go/tools/cmd/staticcheck $staticcheck_version)"
