@@ -170,10 +170,13 @@ requests() {
 		match($0, /pid=[0-9a-f]+/); p = substr($0, RSTART + 4, RLENGTH - 4); pid[$1] = p
 		if (!(p in seen)) { seen[p] = ++np; order[np] = p } }
 	/^[0-9a-f]+: new_thread\(\) = 0/ { match($0, /tid=[0-9a-f]+/); if ($1 in pid) pid[substr($0, RSTART + 4, RLENGTH - 4) ":"] = pid[$1] }
-	/^[0-9a-f]+: [a-z_]+\(/ && !/^[0-9a-f]+: [a-z_]+\(\) = / && ($1 in pid) { n[pid[$1]]++; split($2, f, "("); by[pid[$1], f[1]]++ }
+	/^[0-9a-f]+: [a-z_]+\(/ && !/^[0-9a-f]+: [a-z_]+\(\) = / && ($1 in pid) {
+		n[pid[$1]]++; split($2, f, "("); by[pid[$1], f[1]]++; th[$1]++
+		if (f[1] ~ /^(ioctl|remove_completion|recv_socket|send_socket)$/) io[$1] = 1 }
 	END {
+		for (t in th) if (!(t in io)) idle[pid[t]] += th[t]
 		for (i = 1; i <= np; i++) {
-			p = order[i]; printf "%d", n[p]
+			p = order[i]; printf "%d %d", n[p], idle[p]
 			for (k in by) { split(k, kk, SUBSEP); if (kk[1] == p) printf " %s=%d", kk[2], by[k] }
 			printf "\n"
 		} }'
@@ -191,11 +194,12 @@ per_op() {
 	requests "$((a + 1))" "$b" >once
 	requests "$((b + 1))" "$c" >twice
 	paste -d'\n' once twice | awk -v k="$k" '
-	NR % 2 { split("", one); one[""] = $1; for (i = 2; i <= NF; i++) { split($i, f, "="); one[f[1]] = f[2] }; next }
+	NR % 2 { split("", one); one[""] = $1; one[" "] = $2; for (i = 3; i <= NF; i++) { split($i, f, "="); one[f[1]] = f[2] }; next }
 	{	m = 0
-		for (i = 2; i <= NF; i++) { split($i, f, "="); d = (f[2] - one[f[1]]) / k; if (d >= 0.05) { name[++m] = f[1]; per[m] = d } }
+		for (i = 3; i <= NF; i++) { split($i, f, "="); d = (f[2] - one[f[1]]) / k; if (d >= 0.05) { name[++m] = f[1]; per[m] = d } }
 		for (i = 2; i <= m; i++) for (j = i; j > 1 && per[j-1] < per[j]; j--) { t = per[j]; per[j] = per[j-1]; per[j-1] = t; t = name[j]; name[j] = name[j-1]; name[j-1] = t }
 		s = ""; for (i = 1; i <= m; i++) s = s (i > 1 ? ", " : "") sprintf("%s %.2f", name[i], per[i])
+		s = s sprintf("; %.2f of them in threads that make no socket or port call", ($2 - one[" "]) / k)
 		printf "%.2f\t%s\n", ($1 - one[""]) / k, s }'
 }
 go_wait_n() { pin wine poller.test.exe -test.run '^$' -test.bench "WaitOneActive/poller-AFD/idle=$idle\$" -test.benchtime "${1}x"; }
@@ -227,6 +231,7 @@ for server in c-1thread c-2threads; do
 	row "Echoed message, poller / $server (clients included)" "$poller_echo" "$(per_op 1000 echo_n)"
 done
 echo
-echo "Where they go (requests per op, by request; process 1 is the test binary: the clients too, for the echo):"
+echo "Where they go (requests per op, by request; process 1 is the test binary: the clients too, for the echo;"
+echo "threads that make no socket or port call are the Go runtime's: sysmon, and threads woken to take a processor):"
 echo
 printf '%s' "$details"
