@@ -185,11 +185,11 @@ type Poller struct {
 type slot struct {
 	gen      uint32
 	state    slotState
-	socket   windows.Handle
-	key      uint64
 	interest Interest
 	mode     Mode
 	armed    bool // the OS will report it (not a one-shot that fired)
+	socket   windows.Handle
+	key      uint64
 	afd      afdSlot
 }
 
