@@ -36,6 +36,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"sync"
 	"time"
 	"unsafe"
@@ -407,6 +408,11 @@ func (p *Poller) alloc() (int32, error) {
 	}
 	if len(p.slots) >= maxSlots {
 		return -1, fmt.Errorf("poller: more than %d registrations", maxSlots)
+	}
+	if len(p.slots) == cap(p.slots) {
+		// Double: append grows a large slice by a quarter, and each copy
+		// left behind stays in the working set.
+		p.slots = slices.Grow(p.slots, len(p.slots))
 	}
 	p.slots = append(p.slots, slot{})
 	return int32(len(p.slots) - 1), nil
