@@ -123,7 +123,7 @@ stats() {
 	function sort(a, n,    i, j, t) { for (i = 2; i <= n; i++) for (j = i; j > 1 && a[j-1] > a[j]; j--) { t = a[j]; a[j] = a[j-1]; a[j-1] = t } }
 	function med(a, n) { return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2 }
 	function summary(key,    n, i, a) {
-		n = 0; for (i = 1; i <= R; i++) if ((key, i) in v) a[++n] = v[key, i]
+		n = 0; for (i = 1; i <= R; i++) if ((key, i) in v) a[++n] = v[key, i] + 0
 		if (!n) return "-"
 		sort(a, n); return sprintf("%s (%s–%s)", fmt(med(a, n)), fmt(a[1]), fmt(a[n]))
 	}
@@ -151,6 +151,15 @@ stats() {
 		print "| --- | --- | --- | --- | --- |"
 		ratio("go/ws-B/socket", "c/ws-B/socket", "working set")
 		printf "| Go heap | %s | | | |\n", summary("go/heap-B/socket")
+		print ""
+		print "Per-round values (round 1 to " R "):"
+		print ""
+		nk = split("go/idle=10 c/idle=10 go/idle=100 c/idle=100 go/idle=1000 c/idle=1000 go/idle=10000 c/idle=10000 " \
+			"go/poller-AFD c/c-1thread c/c-2threads go/ws-B/socket c/ws-B/socket go/heap-B/socket", order, " ")
+		for (k = 1; k <= nk; k++) {
+			line = ""; for (i = 1; i <= R; i++) line = line " " ((order[k], i) in v ? fmt(v[order[k], i]) : "-")
+			print "    " order[k] ":" line
+		}
 	}' results
 }
 if ((timed)); then
@@ -172,7 +181,7 @@ requests() {
 	/^[0-9a-f]+: new_thread\(\) = 0/ { match($0, /tid=[0-9a-f]+/); if ($1 in pid) pid[substr($0, RSTART + 4, RLENGTH - 4) ":"] = pid[$1] }
 	/^[0-9a-f]+: [a-z_]+\(/ && !/^[0-9a-f]+: [a-z_]+\(\) = / && ($1 in pid) {
 		n[pid[$1]]++; split($2, f, "("); by[pid[$1], f[1]]++; th[$1]++
-		if (f[1] ~ /^(ioctl|remove_completion|recv_socket|send_socket)$/) io[$1] = 1 }
+		if (f[1] ~ /^(ioctl|recv_socket|send_socket)$/) io[$1] = 1 }
 	END {
 		for (t in th) if (!(t in io)) idle[pid[t]] += th[t]
 		for (i = 1; i <= np; i++) {
@@ -199,7 +208,7 @@ per_op() {
 		for (i = 3; i <= NF; i++) { split($i, f, "="); d = (f[2] - one[f[1]]) / k; if (d >= 0.05) { name[++m] = f[1]; per[m] = d } }
 		for (i = 2; i <= m; i++) for (j = i; j > 1 && per[j-1] < per[j]; j--) { t = per[j]; per[j] = per[j-1]; per[j-1] = t; t = name[j]; name[j] = name[j-1]; name[j-1] = t }
 		s = ""; for (i = 1; i <= m; i++) s = s (i > 1 ? ", " : "") sprintf("%s %.2f", name[i], per[i])
-		s = s sprintf("; %.2f of them in threads that make no socket or port call", ($2 - one[" "]) / k)
+		s = s sprintf("; %.2f of them in threads that submit no poll and make no socket call", ($2 - one[" "]) / k)
 		printf "%.2f\t%s\n", ($1 - one[""]) / k, s }'
 }
 go_wait_n() { pin wine poller.test.exe -test.run '^$' -test.bench "WaitOneActive/poller-AFD/idle=$idle\$" -test.benchtime "${1}x"; }
@@ -232,6 +241,6 @@ for server in c-1thread c-2threads; do
 done
 echo
 echo "Where they go (requests per op, by request; process 1 is the test binary: the clients too, for the echo;"
-echo "threads that make no socket or port call are the Go runtime's: sysmon, and threads woken to take a processor):"
+echo "threads that submit no poll (ioctl) and make no socket call are the Go runtime's: sysmon, and threads woken to take a processor):"
 echo
 printf '%s' "$details"
