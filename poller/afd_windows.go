@@ -13,18 +13,18 @@ import (
 	"github.com/sockstate/sockstate/internal/afd"
 )
 
-// afdSlot is a slot's AFD state. Its Poll is written by the kernel from
-// Submit until its packet is dequeued, so it is kept (and reused) with the
-// slot, and a slot is freed only after its poll has come back.
+// afdSlot is a slot's AFD state. Slot i's Poll is afdBackend.polls.At(i):
+// the kernel writes it from Submit until its packet is dequeued, so it
+// stays with the index, and a slot is freed only after its poll has come
+// back.
 type afdSlot struct {
 	base     windows.Handle // SIO_BASE_HANDLE of the socket
-	poll     *afd.Poll
-	inflight bool // a poll is out
-	resubmit bool // the poll out was cancelled to change it: submit anew
+	inflight bool           // a poll is out
+	resubmit bool           // the poll out was cancelled to change it: submit anew
 }
 
-// reset clears the slot's state but keeps its Poll for reuse.
-func (a afdSlot) reset() afdSlot { return afdSlot{poll: a.poll} }
+// reset clears the slot's state.
+func (a afdSlot) reset() afdSlot { return afdSlot{} }
 
 // afdBackend polls each socket with its own IOCTL_AFD_POLL request. A poll
 // completes once, so Level and Edge submit it again after every event, and
@@ -32,6 +32,7 @@ func (a afdSlot) reset() afdSlot { return afdSlot{poll: a.poll} }
 type afdBackend struct {
 	p        *Poller
 	dev      *afd.Device
+	polls    afd.Polls // slot i's poll is polls.At(i)
 	inflight int       // polls out, whose packets have not been dequeued
 	rearm    []uintptr // IDs of Level and Edge slots to poll again at the next Wait
 }
@@ -57,17 +58,14 @@ func (b *afdBackend) arm(i int32) error {
 		// The poll out asks for the old interest: cancel it, and submit
 		// the new one when it comes back.
 		sl.afd.resubmit = true
-		return b.dev.Cancel(sl.afd.poll)
+		return b.dev.Cancel(b.polls.At(int(i)))
 	}
 	return b.submit(i)
 }
 
 func (b *afdBackend) submit(i int32) error {
 	sl := &b.p.slots[i]
-	if sl.afd.poll == nil {
-		sl.afd.poll = new(afd.Poll)
-	}
-	if err := b.dev.Submit(sl.afd.poll, sl.afd.base, afdEvents(sl.interest), b.p.id(i)); err != nil {
+	if err := b.dev.Submit(b.polls.At(int(i)), sl.afd.base, afdEvents(sl.interest), b.p.id(i)); err != nil {
 		return err
 	}
 	sl.afd.inflight = true
@@ -81,7 +79,7 @@ func (b *afdBackend) remove(i int32) (bool, error) {
 	if !sl.afd.inflight {
 		return true, nil
 	}
-	return false, b.dev.Cancel(sl.afd.poll)
+	return false, b.dev.Cancel(b.polls.At(int(i)))
 }
 
 func (b *afdBackend) translate(e rawEntry) (Event, int32, bool) {
@@ -94,7 +92,7 @@ func (b *afdBackend) translate(e rawEntry) (Event, int32, bool) {
 	}
 	sl.afd.inflight = false
 	b.inflight--
-	poll := sl.afd.poll
+	poll := b.polls.At(int(i))
 	if sl.state == slotDeleting {
 		b.p.release(i)
 		return Event{}, -1, false
@@ -156,7 +154,7 @@ func (b *afdBackend) close() {
 	for i := range b.p.slots {
 		if sl := &b.p.slots[i]; sl.afd.inflight {
 			sl.state = slotDeleting
-			b.dev.Cancel(sl.afd.poll)
+			b.dev.Cancel(b.polls.At(i))
 		}
 	}
 	var raw [64]rawEntry

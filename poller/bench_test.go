@@ -7,8 +7,10 @@ package poller_test
 
 import (
 	"fmt"
+	"runtime"
 	"testing"
 	"time"
+	"unsafe"
 
 	"golang.org/x/sys/windows"
 
@@ -27,15 +29,24 @@ func BenchmarkWaitOneActive(b *testing.B) {
 		backends = append(backends, poller.SocketNotifications)
 	}
 	for _, idle := range []int{10, 100, 1000, 10000} {
-		socks := udpSockets(b, idle+1)
-		addr := localAddr(b, socks[idle])
-		sender := udpSockets(b, 1)[0]
-		// One datagram, never read: the active socket stays readable.
-		if err := windows.Sendto(sender, []byte{1}, 0, addr); err != nil {
-			b.Fatal(err)
+		// Opened by the first sub-benchmark that runs (-bench may select
+		// none of them), shared by the others, closed when b ends.
+		var socks []windows.Handle
+		sockets := func(sub *testing.B) []windows.Handle {
+			if socks == nil {
+				socks = udpSockets(sub, b, idle+1)
+				addr := localAddr(sub, socks[idle])
+				sender := udpSockets(sub, b, 1)[0]
+				// One datagram, never read: the active socket stays readable.
+				if err := windows.Sendto(sender, []byte{1}, 0, addr); err != nil {
+					sub.Fatal(err)
+				}
+			}
+			return socks
 		}
 		for _, backend := range backends {
 			b.Run(fmt.Sprintf("poller-%v/idle=%d", backend, idle), func(b *testing.B) {
+				socks := sockets(b)
 				p, err := poller.New(poller.WithBackend(backend))
 				if err != nil {
 					b.Fatal(err)
@@ -56,6 +67,7 @@ func BenchmarkWaitOneActive(b *testing.B) {
 			})
 		}
 		b.Run(fmt.Sprintf("wsapoll/idle=%d", idle), func(b *testing.B) {
+			socks := sockets(b)
 			fds := make([]winsock.PollFd, len(socks))
 			for i, s := range socks {
 				fds[i] = winsock.PollFd{Fd: s, Events: winsock.POLLRDNORM}
@@ -70,7 +82,64 @@ func BenchmarkWaitOneActive(b *testing.B) {
 	}
 }
 
-func udpSockets(b *testing.B, n int) []windows.Handle {
+// BenchmarkRegisteredMemory reports what registering 10,000 sockets adds to
+// the process (the sockets are opened before): its working set
+// (ws-B/socket, as the C reference loop's "cloop mem" measures it) and the
+// Go heap (heap-B/socket). The first iteration measures; later ones reuse
+// its memory. scripts/bench.sh runs it with -benchtime 1x.
+func BenchmarkRegisteredMemory(b *testing.B) {
+	const n = 10000
+	socks := udpSockets(b, b, n)
+	measured := false
+	for b.Loop() {
+		p, err := poller.New(poller.WithBackend(poller.AFD))
+		if err != nil {
+			b.Fatal(err)
+		}
+		ws0, heap0 := memory(b)
+		for i, s := range socks {
+			if err := p.Add(s, uint64(i), poller.Readable, poller.Level); err != nil {
+				b.Fatal(err)
+			}
+		}
+		ws1, heap1 := memory(b)
+		if !measured {
+			measured = true
+			b.ReportMetric(float64(int64(ws1)-int64(ws0))/n, "ws-B/socket")
+			b.ReportMetric(float64(int64(heap1)-int64(heap0))/n, "heap-B/socket")
+		}
+		p.Close()
+	}
+}
+
+// vmCounters is VM_COUNTERS, what NtQueryInformationProcess returns for
+// ProcessVmCounters.
+type vmCounters struct {
+	PeakVirtualSize, VirtualSize                       uintptr
+	PageFaultCount                                     uint32
+	PeakWorkingSetSize, WorkingSetSize                 uintptr
+	QuotaPeakPagedPoolUsage, QuotaPagedPoolUsage       uintptr
+	QuotaPeakNonPagedPoolUsage, QuotaNonPagedPoolUsage uintptr
+	PagefileUsage, PeakPagefileUsage                   uintptr
+}
+
+// memory returns the process's working set and the bytes of live Go heap,
+// after a garbage collection.
+func memory(b *testing.B) (ws uintptr, heap uint64) {
+	runtime.GC()
+	var vm vmCounters
+	if err := windows.NtQueryInformationProcess(windows.CurrentProcess(), windows.ProcessVmCounters,
+		unsafe.Pointer(&vm), uint32(unsafe.Sizeof(vm)), nil); err != nil {
+		b.Fatalf("NtQueryInformationProcess: %v", err)
+	}
+	var m runtime.MemStats
+	runtime.ReadMemStats(&m)
+	return vm.WorkingSetSize, m.HeapAlloc
+}
+
+// udpSockets opens n UDP sockets, failing b on an error, and closes them
+// when owner ends.
+func udpSockets(b *testing.B, owner testing.TB, n int) []windows.Handle {
 	socks := make([]windows.Handle, n)
 	for i := range socks {
 		s, _, err := winsock.UDP()
@@ -79,7 +148,7 @@ func udpSockets(b *testing.B, n int) []windows.Handle {
 		}
 		socks[i] = s
 	}
-	b.Cleanup(func() {
+	owner.Cleanup(func() {
 		for _, s := range socks {
 			windows.Closesocket(s)
 		}

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -68,11 +69,11 @@ type Poller struct {
 type slot struct {
 	gen      uint32
 	state    slotState
-	socket   windows.Handle
-	key      uint64
 	interest Interest
 	mode     Mode
 	armed    bool // the OS will report it (not a one-shot that fired)
+	socket   windows.Handle
+	key      uint64
 	afd      afdSlot
 	// The Wait that last reported the slot, and where in its events: a
 	// packet queued again while one Wait gathers events adds to that event
@@ -300,6 +301,11 @@ func (p *Poller) alloc() (int32, error) {
 	}
 	if len(p.slots) >= maxSlots {
 		return -1, fmt.Errorf("poller: more than %d registrations", maxSlots)
+	}
+	if len(p.slots) == cap(p.slots) {
+		// Double: append grows a large slice by a quarter, and each copy
+		// left behind stays in the working set.
+		p.slots = slices.Grow(p.slots, len(p.slots))
 	}
 	p.slots = append(p.slots, slot{})
 	return int32(len(p.slots) - 1), nil

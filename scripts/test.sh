@@ -168,9 +168,15 @@ CGO_ENABLED=1 CC=x86_64-w64-mingw32-gcc GOOS=windows GOARCH=amd64 SOCKSTATE_PSN_
 	go test -count=1 -race -tags sockstate_psnmodel -run '^TestStress' -v ./examples/echo -stress |
 	grep -E '^(---|ok|FAIL|panic)|echo_test.go|WARNING: DATA RACE'
 
-step "benchmarks under Wine, a short pass (the full runs are in the README)"
-GOOS=windows GOARCH=amd64 go test -run '^$' -bench 'WaitOneActive|Echo' -benchtime 20x ./poller ./examples/echo |
+step "benchmarks under Wine, a short pass that must run, not time (scripts/bench.sh times them)"
+x86_64-w64-mingw32-gcc -O2 -Wall -Werror -o "$work/cloop.exe" testdata/cloop/cloop.c -lws2_32 -lntdll -lpsapi
+cloop="$(winepath -w "$work/cloop.exe" 2>/dev/null)"
+SOCKSTATE_CLOOP="$cloop" GOOS=windows GOARCH=amd64 go test -run '^$' -bench 'WaitOneActive|Echo' -benchtime 20x ./poller ./examples/echo |
 	grep -E '^(Benchmark|ok|FAIL|panic)'
+GOOS=windows GOARCH=amd64 go test -run '^$' -bench 'RegisteredMemory' -benchtime 1x ./poller |
+	grep -E '^(Benchmark|ok|FAIL|panic)'
+wine "$work/cloop.exe" wait 10 20
+wine "$work/cloop.exe" mem 100
 
 step "staticcheck $staticcheck_version"
 staticcheck="$(tool staticcheck honnef.co/go/tools/cmd/staticcheck $staticcheck_version)"

@@ -6,9 +6,14 @@
 package echo
 
 import (
+	"bufio"
 	"errors"
+	"fmt"
 	"io"
 	"net"
+	"os"
+	"os/exec"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -20,9 +25,10 @@ import (
 )
 
 // BenchmarkEcho compares echo throughput, with the same clients, for the
-// poller's server, a WSAPoll loop on one goroutine, and Go's net package
-// with a goroutine a connection. One op is one message echoed; msgs/s is
-// reported as well.
+// poller's server, a WSAPoll loop on one goroutine, Go's net package with a
+// goroutine a connection, and the C reference loop (testdata/cloop) on one
+// and on two threads. One op is one message echoed; msgs/s is reported as
+// well.
 func BenchmarkEcho(b *testing.B) {
 	const clients = 10
 	type server struct {
@@ -33,7 +39,8 @@ func BenchmarkEcho(b *testing.B) {
 	for _, backend := range backends() {
 		servers = append(servers, server{"poller-" + backend.String(), pollerServer(backend)})
 	}
-	servers = append(servers, server{"wsapoll", wsapollServer}, server{"net", netServer})
+	servers = append(servers, server{"wsapoll", wsapollServer}, server{"net", netServer},
+		server{"c-1thread", cloopServer(1)}, server{"c-2threads", cloopServer(2)})
 	for _, srv := range servers {
 		b.Run(srv.name, func(b *testing.B) {
 			addr, stop := srv.start(b)
@@ -144,4 +151,41 @@ func netServer(b *testing.B) (*windows.SockaddrInet4, func()) {
 	addr := &windows.SockaddrInet4{Port: a.Port}
 	copy(addr.Addr[:], a.IP.To4())
 	return addr, func() { l.Close(); wg.Wait() }
+}
+
+// cloopServer starts the echo server of the C reference loop on the given
+// number of threads: the program that SOCKSTATE_CLOOP names, which
+// scripts/test.sh and scripts/bench.sh build from testdata/cloop.
+func cloopServer(threads int) func(b *testing.B) (*windows.SockaddrInet4, func()) {
+	return func(b *testing.B) (*windows.SockaddrInet4, func()) {
+		exe := os.Getenv("SOCKSTATE_CLOOP")
+		if exe == "" {
+			b.Skip("SOCKSTATE_CLOOP is not set: scripts/test.sh and scripts/bench.sh build testdata/cloop and set it")
+		}
+		cmd := exec.Command(exe, "echo", strconv.Itoa(threads))
+		cmd.Stderr = os.Stderr
+		stdin, err := cmd.StdinPipe() // the server stops when it is closed
+		if err != nil {
+			b.Fatal(err)
+		}
+		stdout, err := cmd.StdoutPipe()
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := cmd.Start(); err != nil {
+			b.Fatal(err)
+		}
+		stop := func() {
+			stdin.Close()
+			if err := cmd.Wait(); err != nil {
+				b.Errorf("%s: %v", exe, err)
+			}
+		}
+		var port int
+		if _, err := fmt.Fscanf(bufio.NewReader(stdout), "port %d\n", &port); err != nil {
+			stop()
+			b.Fatalf("%s: no port: %v", exe, err)
+		}
+		return &windows.SockaddrInet4{Port: port, Addr: [4]byte{127, 0, 0, 1}}, stop
+	}
 }

@@ -98,6 +98,25 @@ type Poll struct {
 	info pollInfo
 }
 
+// Polls is an array of Polls that grows without moving them: a Poll
+// belongs to the kernel until its packet is dequeued, so it cannot live in
+// a slice that append may copy. They come in blocks, with no allocation
+// (and no garbage collector object) of their own; the zero value is empty.
+type Polls struct {
+	blocks []*[pollBlock]Poll
+}
+
+const pollBlock = 64 // Polls a block: 3.5 KiB
+
+// At returns Poll i, allocating its block on first use. A Poll keeps its
+// address for as long as ps is referenced.
+func (ps *Polls) At(i int) *Poll {
+	for i/pollBlock >= len(ps.blocks) {
+		ps.blocks = append(ps.blocks, new([pollBlock]Poll))
+	}
+	return &ps.blocks[i/pollBlock][i%pollBlock]
+}
+
 // Submit asks AFD to complete p when one of events (POLL_* bits) holds on
 // the socket base, a base handle as BaseHandle returns. The completion
 // packet carries context as its OVERLAPPED value and the device's key. The

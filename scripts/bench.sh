@@ -1,0 +1,249 @@
+#!/usr/bin/env bash
+# Copyright 2026 The sockstate Authors. All rights reserved.
+# SPDX-License-Identifier: BSD-3-Clause
+#
+# Go against C on the same syscalls, under Wine: the poller's AFD backend
+# (poller.test, examples/echo's test binary) side by side with the C
+# reference loop of testdata/cloop, which makes the same IOCTL_AFD_POLL,
+# completion port and socket calls and nothing else.
+#
+#   scripts/bench.sh [ROUNDS]      (default 5; at least 3)
+#   scripts/bench.sh requests      only the request counts (below)
+#
+# Every Wine process, the wineserver included, runs pinned to one CPU
+# (BENCH_CPU, default 1) in a Wine prefix of this script's own
+# (SOCKSTATE_WINEPREFIX with "-bench" appended), so that a wake-up never
+# crosses CPUs and other Wine runs on the machine neither disturb this one
+# nor are disturbed by it. The rounds are interleaved: each round runs every
+# Go and every C benchmark once, Go first in odd rounds and C first in even
+# ones. For each benchmark it prints the median, min and max over the
+# rounds, and the Go/C ratio of each round with their median.
+#
+# Then, on a wineserver that traces every request (wineserver -d1), it
+# counts the Wine server requests (each a round trip to the "kernel") per
+# operation of each side: a run of 2K operations minus a run of K, divided
+# by K, which leaves out start-up and does not depend on the machine's
+# noise. For the echo the count is the whole system's per echoed message:
+# the same Go clients and, either the Go server in the same process, or the
+# C server in its own.
+#
+# Workloads: one Wait (C: one dequeue and one poll submitted) that finds 1
+# readable UDP socket among 10, 100, 1,000 and 10,000 idle ones; echo, 10
+# clients each sending 64-byte messages one at a time, against the poller's
+# server (2 goroutines) and the C server on 1 and 2 threads; and the memory
+# that registering 10,000 sockets adds to the process.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+rounds="${1:-5}"
+timed=1
+if [ "$rounds" = requests ]; then timed=0 rounds=3; fi
+cpu="${BENCH_CPU:-1}"
+wait_ops="${BENCH_WAIT_OPS:-2000}"   # Waits per benchmark and round
+echo_msgs="${BENCH_ECHO_MSGS:-3000}" # echoed messages per benchmark and round
+idles=(10 100 1000 10000)
+[ "$rounds" -ge 3 ] || { echo "bench.sh: at least 3 rounds" >&2; exit 2; }
+
+export SOCKSTATE_WINEPREFIX="${SOCKSTATE_WINEPREFIX:-${XDG_CACHE_HOME:-$HOME/.cache}/sockstate/wine}-bench"
+mkdir -p "$(dirname "$SOCKSTATE_WINEPREFIX")"
+exec 9>"$SOCKSTATE_WINEPREFIX.lock"
+flock -n 9 || { echo "bench.sh: another bench.sh uses $SOCKSTATE_WINEPREFIX" >&2; exit 1; }
+export SOCKSTATE_WINE32=no # windows/amd64 only
+# shellcheck source=scripts/setup.sh
+source scripts/setup.sh >&2
+
+work="$(mktemp -d)"
+# The wineserver of this prefix is this script's: setup.sh started it, and
+# it is restarted below, pinned.
+trap 'wineserver -k </dev/null >/dev/null 2>&1 || true; rm -rf "$work"' EXIT
+pin() { taskset -c "$cpu" "$@"; }
+# serve [ARGS]: (re)starts this prefix's wineserver on the pinned CPU.
+serve() {
+	wineserver -k </dev/null >/dev/null 2>&1 || true
+	pin wineserver -p "$@" </dev/null >/dev/null 2>>"$work/trace" &
+	sleep 1
+	pin wine cmd /c exit </dev/null >/dev/null 2>&1
+}
+
+echo "==> building the Go test binaries and testdata/cloop" >&2
+GOOS=windows GOARCH=amd64 go test -c -o "$work/poller.test.exe" ./poller
+GOOS=windows GOARCH=amd64 go test -c -o "$work/echo.test.exe" ./examples/echo
+x86_64-w64-mingw32-gcc -O2 -Wall -Werror -o "$work/cloop.exe" testdata/cloop/cloop.c -lws2_32 -lntdll -lpsapi
+SOCKSTATE_CLOOP="$(winepath -w "$work/cloop.exe" 2>/dev/null)"
+export SOCKSTATE_CLOOP
+cd "$work"
+
+# Results are lines "round side benchmark value" in $work/results.
+go_wait() { # go_wait OPS: a line "idle=N ns" per idle count
+	pin wine poller.test.exe -test.run '^$' -test.bench 'WaitOneActive/poller-AFD/' -test.benchtime "${1}x" |
+		awk '/^BenchmarkWaitOneActive/ { n = split($1, f, "/"); sub(/-[0-9]+$/, "", f[n]); print f[n], $3 }'
+}
+c_wait() { # c_wait OPS
+	local idle
+	for idle in "${idles[@]}"; do
+		pin wine cloop.exe wait "$idle" "$1" | awk -v i="$idle" '$1 == "ns/op" { print "idle=" i, $2 }'
+	done
+}
+echo_bench() { # echo_bench MSGS: a line "server msgs/s" per server
+	pin wine echo.test.exe -test.run '^$' -test.bench 'Echo/(poller-AFD|c-)' -test.benchtime "${1}x" |
+		awk '/^BenchmarkEcho/ { n = split($1, f, "/"); sub(/-[0-9]+$/, "", f[n]);
+			for (i = 3; i < NF; i++) if ($(i + 1) == "msgs/s") print f[n], $i }'
+}
+go_mem() {
+	pin wine poller.test.exe -test.run '^$' -test.bench 'RegisteredMemory' -test.benchtime 1x |
+		awk '/^BenchmarkRegisteredMemory/ { for (i = 3; i < NF; i++) if ($(i + 1) ~ /B\/socket$/) print $(i + 1), $i }'
+}
+c_mem() { pin wine cloop.exe mem 10000 | awk '{ print $1, $2 }'; }
+
+record() { # record ROUND SIDE: prefixes each line read
+	awk -v r="$1" -v s="$2" '{ print r, s, $0 }' >>results
+}
+
+((timed)) && serve
+for ((r = 1; timed && r <= rounds; r++)); do
+	echo "==> round $r of $rounds" >&2
+	if ((r % 2)); then
+		go_wait "$wait_ops" | record "$r" go
+		c_wait "$wait_ops" | record "$r" c
+		go_mem | record "$r" go
+		c_mem | record "$r" c
+	else
+		c_wait "$wait_ops" | record "$r" c
+		go_wait "$wait_ops" | record "$r" go
+		c_mem | record "$r" c
+		go_mem | record "$r" go
+	fi
+	# One process runs the Go server and then the two C servers, with the
+	# same clients.
+	echo_bench "$((echo_msgs))" | awk '{ print ($1 ~ /^c-/ ? "c" : "go"), $0 }' |
+		while read -r side rest; do echo "$rest" | record "$r" "$side"; done
+done
+
+# stats: per benchmark, median/min/max per side and the per-round Go/C
+# ratio (time: Go/C, lower is better for Go; throughput: Go/C, higher is).
+stats() {
+	awk '
+	function sort(a, n,    i, j, t) { for (i = 2; i <= n; i++) for (j = i; j > 1 && a[j-1] > a[j]; j--) { t = a[j]; a[j] = a[j-1]; a[j-1] = t } }
+	function med(a, n) { return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2 }
+	function summary(key,    n, i, a) {
+		n = 0; for (i = 1; i <= R; i++) if ((key, i) in v) a[++n] = v[key, i] + 0
+		if (!n) return "-"
+		sort(a, n); return sprintf("%s (%s–%s)", fmt(med(a, n)), fmt(a[1]), fmt(a[n]))
+	}
+	function fmt(x) { return x >= 100 ? sprintf("%.0f", x) : sprintf("%.3g", x) }
+	function ratio(g, c, title,    n, i, a, rs) {
+		n = 0; rs = ""
+		for (i = 1; i <= R; i++) if ((g, i) in v && (c, i) in v && v[c, i] != 0) { a[++n] = v[g, i] / v[c, i]; rs = rs (rs == "" ? "" : " ") sprintf("%.2f", a[n]) }
+		if (!n) return
+		sort(a, n)
+		printf "| %s | %s | %s | %.2f | %s |\n", title, summary(g), summary(c), med(a, n), rs
+	}
+	{ v[$2 "/" $3, $1] = $4; if ($1 > R) R = $1 }
+	END {
+		print "| Wait, 1 ready among N idle (ns/op) | Go median (min–max) | C median (min–max) | Go/C median | Go/C per round |"
+		print "| --- | --- | --- | --- | --- |"
+		split("10 100 1000 10000", idle, " ")
+		for (k = 1; k <= 4; k++) ratio("go/idle=" idle[k], "c/idle=" idle[k], "N = " idle[k])
+		print ""
+		print "| Echo, 10 clients x 64 B (msgs/s) | Go median (min–max) | C median (min–max) | Go/C median | Go/C per round |"
+		print "| --- | --- | --- | --- | --- |"
+		ratio("go/poller-AFD", "c/c-1thread", "poller (2 goroutines) / C 1 thread")
+		ratio("go/poller-AFD", "c/c-2threads", "poller (2 goroutines) / C 2 threads")
+		print ""
+		print "| Memory, 10,000 registered sockets (bytes/socket) | Go median (min–max) | C median (min–max) | Go/C median | Go/C per round |"
+		print "| --- | --- | --- | --- | --- |"
+		ratio("go/ws-B/socket", "c/ws-B/socket", "working set")
+		printf "| Go heap | %s | | | |\n", summary("go/heap-B/socket")
+		print ""
+		print "Per-round values (round 1 to " R "):"
+		print ""
+		nk = split("go/idle=10 c/idle=10 go/idle=100 c/idle=100 go/idle=1000 c/idle=1000 go/idle=10000 c/idle=10000 " \
+			"go/poller-AFD c/c-1thread c/c-2threads go/ws-B/socket c/ws-B/socket go/heap-B/socket", order, " ")
+		for (k = 1; k <= nk; k++) {
+			line = ""; for (i = 1; i <= R; i++) line = line " " ((order[k], i) in v ? fmt(v[order[k], i]) : "-")
+			print "    " order[k] ":" line
+		}
+	}' results
+}
+if ((timed)); then
+	echo
+	echo "Timed: $rounds interleaved rounds, everything pinned to CPU $cpu; $wait_ops Waits and $echo_msgs echoed messages per run."
+	echo
+	stats
+fi
+
+# Requests per operation, on a wineserver that traces them (-d1).
+# requests FROM TO: the request lines between lines FROM and TO of the
+# trace, per process started there, in order of start: a line "total
+# name=count..." per process.
+requests() {
+	sed -n "$1,$2p" trace | awk '
+	/^[0-9a-f]+: init_first_thread\(\) = / {
+		match($0, /pid=[0-9a-f]+/); p = substr($0, RSTART + 4, RLENGTH - 4); pid[$1] = p
+		if (!(p in seen)) { seen[p] = ++np; order[np] = p } }
+	/^[0-9a-f]+: new_thread\(\) = 0/ { match($0, /tid=[0-9a-f]+/); if ($1 in pid) pid[substr($0, RSTART + 4, RLENGTH - 4) ":"] = pid[$1] }
+	/^[0-9a-f]+: [a-z_]+\(/ && !/^[0-9a-f]+: [a-z_]+\(\) = / && ($1 in pid) {
+		n[pid[$1]]++; split($2, f, "("); by[pid[$1], f[1]]++; th[$1]++
+		if (f[1] ~ /^(ioctl|recv_socket|send_socket)$/) io[$1] = 1 }
+	END {
+		for (t in th) if (!(t in io)) idle[pid[t]] += th[t]
+		for (i = 1; i <= np; i++) {
+			p = order[i]; printf "%d %d", n[p], idle[p]
+			for (k in by) { split(k, kk, SUBSEP); if (kk[1] == p) printf " %s=%d", kk[2], by[k] }
+			printf "\n"
+		} }'
+}
+# per_op K CMD...: runs CMD K, then CMD 2K; prints, per process (in order of
+# start), its requests per operation and the request names that make them.
+per_op() {
+	local k="$1" a b c
+	shift
+	a=$(wc -l <trace)
+	"$@" "$k" >/dev/null 2>&1
+	b=$(wc -l <trace)
+	"$@" "$((2 * k))" >/dev/null 2>&1
+	c=$(wc -l <trace)
+	requests "$((a + 1))" "$b" >once
+	requests "$((b + 1))" "$c" >twice
+	paste -d'\n' once twice | awk -v k="$k" '
+	NR % 2 { split("", one); one[""] = $1; one[" "] = $2; for (i = 3; i <= NF; i++) { split($i, f, "="); one[f[1]] = f[2] }; next }
+	{	m = 0
+		for (i = 3; i <= NF; i++) { split($i, f, "="); d = (f[2] - one[f[1]]) / k; if (d >= 0.05) { name[++m] = f[1]; per[m] = d } }
+		for (i = 2; i <= m; i++) for (j = i; j > 1 && per[j-1] < per[j]; j--) { t = per[j]; per[j] = per[j-1]; per[j-1] = t; t = name[j]; name[j] = name[j-1]; name[j-1] = t }
+		s = ""; for (i = 1; i <= m; i++) s = s (i > 1 ? ", " : "") sprintf("%s %.2f", name[i], per[i])
+		s = s sprintf("; %.2f of them in threads that submit no poll and make no socket call", ($2 - one[" "]) / k)
+		printf "%.2f\t%s\n", ($1 - one[""]) / k, s }'
+}
+go_wait_n() { pin wine poller.test.exe -test.run '^$' -test.bench "WaitOneActive/poller-AFD/idle=$idle\$" -test.benchtime "${1}x"; }
+c_wait_n() { pin wine cloop.exe wait "$idle" "$1"; }
+echo_n() { pin wine echo.test.exe -test.run '^$' -test.bench "Echo/$server\$" -test.benchtime "${1}x"; }
+# row TITLE GO C: a table row from per_op outputs (one line a process).
+row() {
+	local g c
+	g="$(awk -F'\t' '{ s += $1 } END { printf "%.1f", s }' <<<"$2")"
+	c="$(awk -F'\t' '{ s += $1 } END { printf "%.1f", s }' <<<"$3")"
+	printf '| %s | %s | %s |\n' "$1" "$g" "$c"
+	details+="$1, Go: $(awk -F'\t' '{ if ($1 != 0) printf "%s[process %d: %s] ", (NR > 1 ? "+ " : ""), NR, $2 }' <<<"$2")"$'\n'
+	details+="$1, C: $(awk -F'\t' '{ if ($1 != 0) printf "%s[process %d: %s] ", (NR > 1 ? "+ " : ""), NR, $2 }' <<<"$3")"$'\n'
+}
+
+: >trace
+serve -f -d1
+echo
+echo "Wine server requests per operation (a traced run, not timed; runs of 2K operations minus runs of K, over K):"
+echo
+echo "| Requests per op | Go | C |"
+echo "| --- | --- | --- |"
+details=""
+for idle in 10 1000; do
+	row "Wait, N = $idle" "$(per_op 1000 go_wait_n)" "$(per_op 1000 c_wait_n)"
+done
+poller_echo="$(server=poller-AFD per_op 1000 echo_n)"
+for server in c-1thread c-2threads; do
+	row "Echoed message, poller / $server (clients included)" "$poller_echo" "$(per_op 1000 echo_n)"
+done
+echo
+echo "Where they go (requests per op, by request; process 1 is the test binary: the clients too, for the echo;"
+echo "threads that submit no poll (ioctl) and make no socket call are the Go runtime's: sysmon, and threads woken to take a processor):"
+echo
+printf '%s' "$details"
