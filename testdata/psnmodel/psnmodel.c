@@ -361,8 +361,10 @@ static BOOL sample(reg *r)
     iosb.Status = STATUS_PENDING_;
     NTSTATUS s = NtDeviceIoControlFile(sdev, sevent, NULL, NULL, &iosb, IOCTL_AFD_POLL, &info, sizeof info, &info, sizeof info);
     if (s == STATUS_PENDING_) {
+        /* Wine may signal the event before the status is written: wait
+         * in short steps until it is, never for a signal that came. */
         while (iosb.Status == STATUS_PENDING_)
-            WaitForSingleObject(sevent, INFINITE);
+            WaitForSingleObject(sevent, 1);
         s = iosb.Status;
     }
     if (s < 0)
