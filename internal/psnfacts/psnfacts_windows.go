@@ -80,12 +80,12 @@ func reg(s windows.Handle, key uintptr, op sockstate.Op, trigger sockstate.Trigg
 		Operation: op, TriggerFlags: trigger}
 }
 
-// apply makes one registration-only call and returns the call's error and
-// the registration's result.
-func apply(port windows.Handle, r sockstate.SockNotifyRegistration) (callErr error, result uint32) {
+// apply makes one registration-only call and returns the registration's
+// result and the call's error.
+func apply(port windows.Handle, r sockstate.SockNotifyRegistration) (result uint32, callErr error) {
 	r.RegistrationResult = 0xFFFFFFFF
 	callErr = sockstate.ProcessSocketNotifications(port, 1, &r, 0, 0, nil, nil)
-	return callErr, r.RegistrationResult
+	return r.RegistrationResult, callErr
 }
 
 // next dequeues one packet within d; ok is false on a timeout.
@@ -131,7 +131,7 @@ func registered(port windows.Handle, key uintptr, filter sockstate.Filter) (clie
 	}
 	r := reg(server, key, sockstate.SOCK_NOTIFY_OP_ENABLE, persistentLevel)
 	r.EventFilter = filter
-	if callErr, result := apply(port, r); callErr != nil || result != 0 {
+	if result, callErr := apply(port, r); callErr != nil || result != 0 {
 		done()
 		return 0, 0, nil, errors.New("ENABLE: " + code(callErr, result))
 	}
@@ -148,7 +148,7 @@ func loneTrigger(port windows.Handle) (Fact, error) {
 		return Fact{}, err
 	}
 	defer done()
-	callErr, result := apply(port, reg(server, 1, sockstate.SOCK_NOTIFY_OP_ENABLE, sockstate.SOCK_NOTIFY_TRIGGER_LEVEL))
+	result, callErr := apply(port, reg(server, 1, sockstate.SOCK_NOTIFY_OP_ENABLE, sockstate.SOCK_NOTIFY_TRIGGER_LEVEL))
 	f := Fact{Answer: "refuse", Detail: "LEVEL alone: " + code(callErr, result)}
 	if callErr == nil && result == 0 {
 		f.Answer = "persistent"
@@ -168,7 +168,7 @@ func removePacket(port windows.Handle) (Fact, error) {
 	if _, err := await(port, 2, sockstate.SOCK_NOTIFY_EVENT_IN); err != nil {
 		return Fact{}, err
 	}
-	if callErr, result := apply(port, reg(server, 2, sockstate.SOCK_NOTIFY_OP_REMOVE, 0)); callErr != nil || result != 0 {
+	if result, callErr := apply(port, reg(server, 2, sockstate.SOCK_NOTIFY_OP_REMOVE, 0)); callErr != nil || result != 0 {
 		return Fact{}, errors.New("REMOVE: " + code(callErr, result))
 	}
 	e, err := await(port, 2, sockstate.SOCK_NOTIFY_EVENT_REMOVE)
@@ -187,13 +187,13 @@ func removeClosed(port windows.Handle) (Fact, error) {
 	if err != nil {
 		return Fact{}, err
 	}
-	if callErr, result := apply(port, reg(s, 3, sockstate.SOCK_NOTIFY_OP_ENABLE, persistentLevel)); callErr != nil || result != 0 {
+	if result, callErr := apply(port, reg(s, 3, sockstate.SOCK_NOTIFY_OP_ENABLE, persistentLevel)); callErr != nil || result != 0 {
 		windows.Closesocket(s)
 		return Fact{}, errors.New("ENABLE: " + code(callErr, result))
 	}
 	windows.Closesocket(s)
 	time.Sleep(100 * time.Millisecond)
-	callErr, result := apply(port, reg(s, 3, sockstate.SOCK_NOTIFY_OP_REMOVE, 0))
+	result, callErr := apply(port, reg(s, 3, sockstate.SOCK_NOTIFY_OP_REMOVE, 0))
 	f := Fact{Detail: "REMOVE after closesocket: " + code(callErr, result)}
 	switch {
 	case callErr != nil:
@@ -219,7 +219,7 @@ func secondPort(first windows.Handle) (Fact, error) {
 	defer done()
 	// The same key on both ports: whether a later ENABLE changes the key
 	// is another question (it does not: SPEC.md B11).
-	callErr, result := apply(second, reg(server, 4, sockstate.SOCK_NOTIFY_OP_ENABLE, persistentLevel))
+	result, callErr := apply(second, reg(server, 4, sockstate.SOCK_NOTIFY_OP_ENABLE, persistentLevel))
 	f := Fact{Detail: "ENABLE on a second port: " + code(callErr, result)}
 	if _, err := winsock.Send(client, []byte("x")); err != nil {
 		return Fact{}, err
@@ -282,8 +282,8 @@ func successResult(port windows.Handle) (Fact, error) {
 	}
 	defer done()
 	r := reg(server, 7, sockstate.SOCK_NOTIFY_OP_ENABLE, persistentLevel)
-	first, firstResult := apply(port, r)
-	again, againResult := apply(port, r)
+	firstResult, first := apply(port, r)
+	againResult, again := apply(port, r)
 	f := Fact{Answer: "zero", Detail: "first ENABLE: " + code(first, firstResult) + "; ENABLE again: " + code(again, againResult)}
 	switch {
 	case first != nil || again != nil || firstResult != 0:
