@@ -31,15 +31,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define AFD_POLL_RECEIVE 0x0001
-#define AFD_POLL_SEND 0x0004
-#define AFD_POLL_DISCONNECT 0x0008
-#define AFD_POLL_ABORT 0x0010
-#define AFD_POLL_LOCAL_CLOSE 0x0020
-#define AFD_POLL_ACCEPT 0x0080
-#define AFD_POLL_CONNECT_FAIL 0x0100
-#define IOCTL_AFD_POLL 0x00012024
-#define SIO_BASE_HANDLE_ 0x48000022
+#include "../afd.h"
+
 #ifndef STATUS_PENDING
 #define STATUS_PENDING 0x00000103
 #endif
@@ -48,15 +41,6 @@
 #define ALWAYS (AFD_POLL_ABORT | AFD_POLL_CONNECT_FAIL | AFD_POLL_LOCAL_CLOSE)
 #define READABLE (AFD_POLL_RECEIVE | AFD_POLL_ACCEPT | AFD_POLL_DISCONNECT)
 #define HANGUP AFD_POLL_DISCONNECT
-
-typedef struct {
-    LARGE_INTEGER Timeout;
-    ULONG NumberOfHandles;
-    ULONG Exclusive;
-    HANDLE Handle;
-    ULONG Events;
-    NTSTATUS Status;
-} AFD_POLL_INFO;
 
 /* One socket's poll; its address is the packet's context. */
 typedef struct {

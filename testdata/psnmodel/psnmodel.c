@@ -51,27 +51,9 @@
 #define TR_LEVEL 0x04
 #define TR_EDGE 0x08
 
-/* AFD, as wepoll, mio and libuv use it (undocumented by Microsoft). */
-#define IOCTL_AFD_POLL 0x00012024
-#define AFD_RECEIVE 0x0001
-#define AFD_SEND 0x0004
-#define AFD_DISCONNECT 0x0008
-#define AFD_ABORT 0x0010
-#define AFD_LOCAL_CLOSE 0x0020
-#define AFD_ACCEPT 0x0080
-#define AFD_CONNECT_FAIL 0x0100
-#define AFD_ALL (AFD_RECEIVE | AFD_SEND | AFD_DISCONNECT | AFD_ABORT | AFD_LOCAL_CLOSE | AFD_ACCEPT | AFD_CONNECT_FAIL)
-#define SIO_BASE_HANDLE_ 0x48000022
+#include "../afd.h"
+#define AFD_ALL (AFD_POLL_RECEIVE | AFD_POLL_SEND | AFD_POLL_DISCONNECT | AFD_POLL_ABORT | AFD_POLL_LOCAL_CLOSE | AFD_POLL_ACCEPT | AFD_POLL_CONNECT_FAIL)
 #define STATUS_PENDING_ 0x00000103L
-
-typedef struct {
-    LARGE_INTEGER Timeout;
-    ULONG NumberOfHandles;
-    ULONG Exclusive;
-    HANDLE Handle;
-    ULONG Events;
-    NTSTATUS Status;
-} AFD_POLL_INFO;
 
 NTSTATUS NTAPI NtCancelIoFileEx(HANDLE, PIO_STATUS_BLOCK, PIO_STATUS_BLOCK);
 NTSTATUS NTAPI NtQueryIoCompletion(HANDLE, int, PVOID, ULONG, PULONG);
@@ -312,13 +294,13 @@ static reg *live(SOCKET s)
 static ULONG toNotify(ULONG afd)
 {
     ULONG ev = 0;
-    if (afd & (AFD_RECEIVE | AFD_ACCEPT | AFD_DISCONNECT))
+    if (afd & (AFD_POLL_RECEIVE | AFD_POLL_ACCEPT | AFD_POLL_DISCONNECT))
         ev |= NE_IN; /* end of stream reads as 0 bytes */
-    if ((afd & AFD_SEND) && !(afd & AFD_CONNECT_FAIL))
+    if ((afd & AFD_POLL_SEND) && !(afd & AFD_POLL_CONNECT_FAIL))
         ev |= NE_OUT; /* a failed connect is ERR without OUT */
-    if (afd & (AFD_DISCONNECT | AFD_ABORT))
+    if (afd & (AFD_POLL_DISCONNECT | AFD_POLL_ABORT))
         ev |= NE_HANGUP;
-    if (afd & (AFD_ABORT | AFD_CONNECT_FAIL))
+    if (afd & (AFD_POLL_ABORT | AFD_POLL_CONNECT_FAIL))
         ev |= NE_ERR;
     return ev;
 }
@@ -327,13 +309,13 @@ static ULONG toAFD(ULONG ev)
 {
     ULONG afd = 0;
     if (ev & NE_IN)
-        afd |= AFD_RECEIVE | AFD_ACCEPT | AFD_DISCONNECT;
+        afd |= AFD_POLL_RECEIVE | AFD_POLL_ACCEPT | AFD_POLL_DISCONNECT;
     if (ev & NE_OUT)
-        afd |= AFD_SEND;
+        afd |= AFD_POLL_SEND;
     if (ev & NE_HANGUP)
-        afd |= AFD_DISCONNECT | AFD_ABORT;
+        afd |= AFD_POLL_DISCONNECT | AFD_POLL_ABORT;
     if (ev & NE_ERR)
-        afd |= AFD_ABORT | AFD_CONNECT_FAIL;
+        afd |= AFD_POLL_ABORT | AFD_POLL_CONNECT_FAIL;
     return afd;
 }
 
@@ -370,7 +352,7 @@ static BOOL sample(reg *r)
     if (s < 0)
         return FALSE;
     r->afdNow = info.NumberOfHandles ? info.Events : 0;
-    if (r->afdNow & AFD_LOCAL_CLOSE)
+    if (r->afdNow & AFD_POLL_LOCAL_CLOSE)
         return FALSE;
     if (ioctlsocket(r->sock, FIONREAD, &nread) != 0)
         nread = 0;
@@ -425,7 +407,7 @@ static void needTicks(void)
 /* arm keeps an AFD poll out for what can rise: AFD bits false now. */
 static void arm(reg *r)
 {
-    ULONG mask = AFD_LOCAL_CLOSE;
+    ULONG mask = AFD_POLL_LOCAL_CLOSE;
     if (r->enabled)
         mask |= toAFD(r->want) & ~r->afdNow;
     if (r->inflight) {
@@ -565,7 +547,7 @@ static void completed(OVERLAPPED_ENTRY *e)
         free(r);
         return;
     }
-    if (r->iosb.Status >= 0 && r->poll.NumberOfHandles && (r->poll.Events & AFD_LOCAL_CLOSE)) {
+    if (r->iosb.Status >= 0 && r->poll.NumberOfHandles && (r->poll.Events & AFD_POLL_LOCAL_CLOSE)) {
         kill(r); /* closesocket: removed, no packet */
         return;
     }
