@@ -46,11 +46,11 @@ idles=(10 100 1000 10000)
 
 export SOCKSTATE_WINEPREFIX="${SOCKSTATE_WINEPREFIX:-${XDG_CACHE_HOME:-$HOME/.cache}/sockstate/wine}-bench"
 mkdir -p "$(dirname "$SOCKSTATE_WINEPREFIX")"
-exec 9>"$SOCKSTATE_WINEPREFIX.lock"
+exec 9>"$SOCKSTATE_WINEPREFIX.run.lock" # not .lock: setup.sh takes that one
 flock -n 9 || { echo "bench.sh: another bench.sh uses $SOCKSTATE_WINEPREFIX" >&2; exit 1; }
 export SOCKSTATE_WINE32=no # windows/amd64 only
 # shellcheck source=scripts/setup.sh
-source scripts/setup.sh >&2
+source scripts/setup.sh >&2 9>&- # its wineserver must not hold the lock
 
 work="$(mktemp -d)"
 # The wineserver of this prefix is this script's: setup.sh started it, and
@@ -60,7 +60,7 @@ pin() { taskset -c "$cpu" "$@"; }
 # serve [ARGS]: (re)starts this prefix's wineserver on the pinned CPU.
 serve() {
 	wineserver -k </dev/null >/dev/null 2>&1 || true
-	pin wineserver -p "$@" </dev/null >/dev/null 2>>"$work/trace" &
+	pin wineserver -p "$@" </dev/null >/dev/null 2>>"$work/trace" 9>&- &
 	sleep 1
 	pin wine cmd /c exit </dev/null >/dev/null 2>&1
 }
