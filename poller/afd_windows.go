@@ -46,7 +46,7 @@ func newAFD(p *Poller) (*afdBackend, error) {
 }
 
 func (b *afdBackend) arm(i int32) error {
-	sl := &b.p.slots[i]
+	sl := b.p.at(i)
 	if sl.afd.base == 0 {
 		base, err := afd.BaseHandle(sl.socket)
 		if err != nil {
@@ -64,7 +64,7 @@ func (b *afdBackend) arm(i int32) error {
 }
 
 func (b *afdBackend) submit(i int32) error {
-	sl := &b.p.slots[i]
+	sl := b.p.at(i)
 	if err := b.dev.Submit(b.polls.At(int(i)), sl.afd.base, afdEvents(sl.interest), b.p.id(i)); err != nil {
 		return err
 	}
@@ -74,7 +74,7 @@ func (b *afdBackend) submit(i int32) error {
 }
 
 func (b *afdBackend) remove(i int32) (bool, error) {
-	sl := &b.p.slots[i]
+	sl := b.p.at(i)
 	sl.afd.resubmit = false
 	if !sl.afd.inflight {
 		return true, nil
@@ -142,8 +142,8 @@ func (b *afdBackend) flush() {
 
 // forget frees slot i, whose socket is gone.
 func (b *afdBackend) forget(i int32) {
-	if j, ok := b.p.bySocket[b.p.slots[i].socket]; ok && j == i {
-		delete(b.p.bySocket, b.p.slots[i].socket)
+	if j, ok := b.p.bySocket[b.p.at(i).socket]; ok && j == i {
+		delete(b.p.bySocket, b.p.at(i).socket)
 	}
 	b.p.release(i)
 }
@@ -151,10 +151,10 @@ func (b *afdBackend) forget(i int32) {
 // close cancels every poll and dequeues their packets before it closes the
 // device: until then the kernel may write to the polls' memory.
 func (b *afdBackend) close() {
-	for i := range b.p.slots {
-		if sl := &b.p.slots[i]; sl.afd.inflight {
+	for i := range b.p.used {
+		if sl := b.p.at(i); sl.afd.inflight {
 			sl.state = slotDeleting
-			b.dev.Cancel(b.polls.At(i))
+			b.dev.Cancel(b.polls.At(int(i)))
 		}
 	}
 	var raw [64]rawEntry

@@ -245,7 +245,7 @@ func TestModify(t *testing.T) {
 		if err := p.Modify(server, 11, Readable, Level); err != nil { // the key only
 			t.Fatal(err)
 		}
-		if p.Backend() == AFD && p.slots[p.bySocket[server]].afd.resubmit {
+		if p.Backend() == AFD && p.at(p.bySocket[server]).afd.resubmit {
 			t.Error("changing only the key cancelled the poll")
 		}
 		sockettest.Send(t, client, "x")
@@ -336,7 +336,7 @@ func TestDeleteWhileWaiting(t *testing.T) {
 func (p *Poller) slotsInUse() int {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	return len(p.slots) - len(p.free)
+	return int(p.used) - len(p.free)
 }
 
 func TestClosedWithoutDelete(t *testing.T) {

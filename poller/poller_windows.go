@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"math"
 	"runtime"
-	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -17,6 +16,7 @@ import (
 	"golang.org/x/sys/windows"
 
 	"github.com/sockstate/sockstate"
+	"github.com/sockstate/sockstate/internal/blocks"
 )
 
 // Option configures New.
@@ -52,7 +52,8 @@ type Poller struct {
 	impl    backend
 
 	mu       sync.Mutex
-	slots    []slot
+	slots    blocks.Array[slot] // slots[:used] have been handed out
+	used     int32
 	free     []int32
 	bySocket map[windows.Handle]int32
 	closed   bool
@@ -117,16 +118,16 @@ const (
 )
 
 func (p *Poller) id(index int32) uintptr {
-	return uintptr(index+1) | uintptr(p.slots[index].gen)<<indexBits
+	return uintptr(index+1) | uintptr(p.at(index).gen)<<indexBits
 }
 
 // lookup returns the slot an ID names, or nil for a stale or foreign ID.
 func (p *Poller) lookup(id uintptr) (int32, *slot) {
 	index := int32(id&maxSlots) - 1
-	if index < 0 || int(index) >= len(p.slots) {
+	if index < 0 || index >= p.used {
 		return -1, nil
 	}
-	s := &p.slots[index]
+	s := p.at(index)
 	if s.state == slotFree || uintptr(s.gen)<<indexBits != id&^maxSlots {
 		return -1, nil
 	}
@@ -213,7 +214,7 @@ func (p *Poller) Add(s windows.Handle, key uint64, interest Interest, mode Mode)
 	if err != nil {
 		return err
 	}
-	sl := &p.slots[i]
+	sl := p.at(i)
 	sl.socket, sl.key, sl.interest, sl.mode, sl.state = s, key, interest, mode, slotActive
 	if err := p.impl.arm(i); err != nil {
 		p.release(i)
@@ -239,7 +240,7 @@ func (p *Poller) Modify(s windows.Handle, key uint64, interest Interest, mode Mo
 	if !ok {
 		return ErrNotRegistered
 	}
-	sl := &p.slots[i]
+	sl := p.at(i)
 	sl.key = key
 	if sl.armed && sl.interest == interest && sl.mode == mode {
 		return nil
@@ -281,7 +282,7 @@ func (p *Poller) Delete(s windows.Handle) error {
 
 // drop unmaps slot i and starts its removal.
 func (p *Poller) drop(i int32) error {
-	sl := &p.slots[i]
+	sl := p.at(i)
 	delete(p.bySocket, sl.socket)
 	sl.state = slotDeleting
 	done, err := p.impl.remove(i)
@@ -319,21 +320,22 @@ func (p *Poller) alloc() (int32, error) {
 		p.free = p.free[:n-1]
 		return i, nil
 	}
-	if len(p.slots) >= maxSlots {
+	if p.used >= maxSlots {
 		return -1, fmt.Errorf("poller: more than %d registrations", maxSlots)
 	}
-	if len(p.slots) == cap(p.slots) {
-		// Double: append grows a large slice by a quarter, and each copy
-		// left behind stays in the working set.
-		p.slots = slices.Grow(p.slots, len(p.slots))
+	if int(p.used) == p.slots.Len() {
+		p.slots.Grow()
 	}
-	p.slots = append(p.slots, slot{})
-	return int32(len(p.slots) - 1), nil
+	p.used++
+	return p.used - 1, nil
 }
+
+// at returns slot i.
+func (p *Poller) at(i int32) *slot { return p.slots.At(int(i)) }
 
 // release frees slot i for reuse under a new generation.
 func (p *Poller) release(i int32) {
-	sl := &p.slots[i]
+	sl := p.at(i)
 	gen := sl.gen + 1
 	afd := sl.afd.reset()
 	*sl = slot{gen: gen, afd: afd}
@@ -459,7 +461,7 @@ func (p *Poller) deliver(raw []rawEntry, events []Event, n0 int, wait uint32) (n
 		if !ok {
 			continue
 		}
-		sl := &p.slots[slot]
+		sl := p.at(slot)
 		if sl.wait == wait && int(sl.waitAt) < n0+n {
 			events[sl.waitAt].Events |= ev.Events // reported already in this Wait
 			continue
@@ -528,7 +530,7 @@ func (p *Poller) Close() error {
 	defer p.mu.Unlock()
 	for s, i := range p.bySocket {
 		delete(p.bySocket, s)
-		p.slots[i].state = slotDeleting
+		p.at(i).state = slotDeleting
 		if done, _ := p.impl.remove(i); done {
 			p.release(i)
 		}

@@ -28,7 +28,7 @@ func (b *psn) arm(i int32) error { return b.apply(b.registration(i)) }
 
 // registration is the ENABLE of slot i with its interest and mode.
 func (b *psn) registration(i int32) sockstate.SockNotifyRegistration {
-	sl := &b.p.slots[i]
+	sl := b.p.at(i)
 	return sockstate.SockNotifyRegistration{
 		Socket:        sl.socket,
 		CompletionKey: b.p.id(i),
@@ -39,7 +39,7 @@ func (b *psn) registration(i int32) sockstate.SockNotifyRegistration {
 }
 
 func (b *psn) remove(i int32) (bool, error) {
-	sl := &b.p.slots[i]
+	sl := b.p.at(i)
 	err := b.apply(sockstate.SockNotifyRegistration{Socket: sl.socket, CompletionKey: b.p.id(i), Operation: sockstate.SOCK_NOTIFY_OP_REMOVE})
 	if gone(err) {
 		// The OS has no such registration: the socket was closed, which

@@ -22,6 +22,8 @@ import (
 	"unsafe"
 
 	"golang.org/x/sys/windows"
+
+	"github.com/sockstate/sockstate/internal/blocks"
 )
 
 // The AFD_POLL_* event bits.
@@ -100,21 +102,18 @@ type Poll struct {
 
 // Polls is an array of Polls that grows without moving them: a Poll
 // belongs to the kernel until its packet is dequeued, so it cannot live in
-// a slice that append may copy. They come in blocks, with no allocation
-// (and no garbage collector object) of their own; the zero value is empty.
+// a slice that append may copy. The zero value is empty.
 type Polls struct {
-	blocks []*[pollBlock]Poll
+	a blocks.Array[Poll]
 }
 
-const pollBlock = 64 // Polls a block: 3.5 KiB
-
-// At returns Poll i, allocating its block on first use. A Poll keeps its
+// At returns Poll i, growing the array to hold it. A Poll keeps its
 // address for as long as ps is referenced.
 func (ps *Polls) At(i int) *Poll {
-	for i/pollBlock >= len(ps.blocks) {
-		ps.blocks = append(ps.blocks, new([pollBlock]Poll))
+	for i >= ps.a.Len() {
+		ps.a.Grow()
 	}
-	return &ps.blocks[i/pollBlock][i%pollBlock]
+	return ps.a.At(i)
 }
 
 // Submit asks AFD to complete p when one of events (POLL_* bits) holds on
