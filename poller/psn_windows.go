@@ -55,6 +55,9 @@ func (b *psn) remove(i int32) (bool, error) {
 // longer there. Where it says so is not known (SPEC.md, switch
 // "remove_closed"): in the registration's result, or for the whole call.
 func gone(err error) bool {
+	if err == nil {
+		return false // and no allocation for errors.As's target
+	}
 	var refused *sockstate.RegistrationError
 	return errors.As(err, &refused) || errors.Is(err, windows.WSAENOTSOCK) || errors.Is(err, windows.ERROR_INVALID_HANDLE)
 }
