@@ -82,7 +82,10 @@ type Poller struct {
 // round trips a Wait than the 4 that a C loop makes, and twice its time
 // (scripts/bench.sh). A Gosched every 5 ms or more often keeps the
 // preemption from ever coming; with nothing else to run it costs no system
-// call, and with idle processors it wakes one thread at most.
+// call, and with idle processors it wakes one thread at most. The pace is
+// the poller's, not each goroutine's: with several goroutines looping on
+// one poller, each yields less often, but those also block on each other,
+// which passes through the scheduler too.
 const yieldEvery = 5 * time.Millisecond
 
 // slot is one registration. The kernel knows it by id(): its index and
@@ -359,7 +362,10 @@ const _ = -(unsafe.Sizeof(rawEntry{}) - unsafe.Sizeof(sockstate.OverlappedEntry{
 // waiting, until events is full, so a Wait is not limited to one batch of
 // the OS. It returns 0 and a nil error on a timeout, n (maybe 0) and a nil
 // error when a Wake releases it, and ErrClosed once the poller is closed.
-// It does not allocate when it returns events.
+// It does not allocate when it returns events. Before it calls the OS it
+// may yield the processor (runtime.Gosched), at most once every 5 ms
+// across the poller's Waits, which keeps Go's runtime from taking the
+// processor away from a goroutine that loops on Wait.
 func (p *Poller) Wait(events []Event, timeout time.Duration) (int, error) {
 	if err := p.lock(); err != nil {
 		return 0, err
