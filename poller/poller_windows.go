@@ -83,9 +83,9 @@ type Poller struct {
 // (scripts/bench.sh). A Gosched every 5 ms or more often keeps the
 // preemption from ever coming; with nothing else to run it costs no system
 // call, and with idle processors it wakes one thread at most. The pace is
-// the poller's, not each goroutine's: with several goroutines looping on
-// one poller, each yields less often, but those also block on each other,
-// which passes through the scheduler too.
+// the poller's: with k Waits under way, one of them yields every 5/k ms,
+// so that each of k goroutines looping on the poller still yields about
+// every 5 ms.
 const yieldEvery = 5 * time.Millisecond
 
 // slot is one registration. The kernel knows it by id(): its index and
@@ -363,9 +363,9 @@ const _ = -(unsafe.Sizeof(rawEntry{}) - unsafe.Sizeof(sockstate.OverlappedEntry{
 // the OS. It returns 0 and a nil error on a timeout, n (maybe 0) and a nil
 // error when a Wake releases it, and ErrClosed once the poller is closed.
 // It does not allocate when it returns events. Before it calls the OS it
-// may yield the processor (runtime.Gosched), at most once every 5 ms
-// across the poller's Waits, which keeps Go's runtime from taking the
-// processor away from a goroutine that loops on Wait.
+// may yield the processor (runtime.Gosched), about once every 5 ms in a
+// goroutine that loops on Wait, which keeps Go's runtime from taking the
+// processor away from it in a system call.
 func (p *Poller) Wait(events []Event, timeout time.Duration) (int, error) {
 	if err := p.lock(); err != nil {
 		return 0, err
@@ -431,12 +431,13 @@ func (p *Poller) Wait(events []Event, timeout time.Duration) (int, error) {
 	}
 }
 
-// yield calls runtime.Gosched if no Wait has for yieldEvery. It returns
-// the time: now, or the time after Gosched.
+// yield calls runtime.Gosched if no Wait has for yieldEvery divided by the
+// Waits under way. It returns the time: now, or the time after Gosched.
 func (p *Poller) yield(now time.Time) time.Time {
 	t := int64(now.Sub(p.start))
 	last := p.lastYield.Load()
-	if t-last < int64(yieldEvery) || !p.lastYield.CompareAndSwap(last, t) {
+	every := int64(yieldEvery) / int64(max(1, p.waiting.Load()))
+	if t-last < every || !p.lastYield.CompareAndSwap(last, t) {
 		return now
 	}
 	runtime.Gosched()
