@@ -55,7 +55,9 @@ func BenchmarkEcho(b *testing.B) {
 		b.Run(srv.name, func(b *testing.B) {
 			addr, stop := srv.start(b)
 			defer stop()
+			b.ResetTimer() // ns/op without the server's start, a process's for some
 			r, err := Run(addr, Load{Clients: clients, Messages: max(1, b.N/clients), Size: 64})
+			b.StopTimer() // and without its stop
 			if err != nil {
 				b.Fatal(err)
 			}
