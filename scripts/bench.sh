@@ -58,7 +58,14 @@ work="$(mktemp -d)"
 # The wineserver of this prefix is this script's: setup.sh started it, and
 # it is restarted below, pinned.
 trap 'wineserver -k </dev/null >/dev/null 2>&1 || true; rm -rf "$work"' EXIT
+trap 'echo "bench.sh: line $LINENO failed (exit status $?)" >&2' ERR
 pin() { taskset -c "$cpu" "$@"; }
+# gobench BINARY ARGS...: runs a Go test binary and passes its output on;
+# what is not a result (a failure, a panic) goes to stderr too, as the
+# filters below drop it.
+gobench() {
+	pin wine "$@" | awk '!/^(goos|goarch|pkg|cpu): |^Benchmark|^PASS$/ { print >"/dev/stderr" } { print }'
+}
 # serve [ARGS]: (re)starts this prefix's wineserver on the pinned CPU.
 serve() {
 	wineserver -k </dev/null >/dev/null 2>&1 || true
@@ -77,7 +84,7 @@ cd "$work"
 
 # Results are lines "round side benchmark value" in $work/results.
 go_wait() { # go_wait OPS: a line "idle=N ns" per idle count
-	pin wine poller.test.exe -test.run '^$' -test.bench 'WaitOneActive/poller-AFD/' -test.benchtime "${1}x" |
+	gobench poller.test.exe -test.run '^$' -test.bench 'WaitOneActive/poller-AFD/' -test.benchtime "${1}x" |
 		awk '/^BenchmarkWaitOneActive/ { n = split($1, f, "/"); sub(/-[0-9]+$/, "", f[n]); print f[n], $3 }'
 }
 c_wait() { # c_wait OPS
@@ -87,12 +94,12 @@ c_wait() { # c_wait OPS
 	done
 }
 echo_bench() { # echo_bench MSGS SIDE: a line "server msgs/s" per server SIDE-*
-	pin wine echo.test.exe -test.run '^$' -test.bench "Echo/^$2-" -test.benchtime "${1}x" |
+	gobench echo.test.exe -test.run '^$' -test.bench "Echo/^$2-" -test.benchtime "${1}x" |
 		awk '/^BenchmarkEcho/ { n = split($1, f, "/"); sub(/-[0-9]+$/, "", f[n]);
 			for (i = 3; i < NF; i++) if ($(i + 1) == "msgs/s") print f[n], $i }'
 }
 go_mem() {
-	pin wine poller.test.exe -test.run '^$' -test.bench 'RegisteredMemory' -test.benchtime 1x |
+	gobench poller.test.exe -test.run '^$' -test.bench 'RegisteredMemory' -test.benchtime 1x |
 		awk '/^BenchmarkRegisteredMemory/ { for (i = 3; i < NF; i++) if ($(i + 1) ~ /B\/socket$/) print $(i + 1), $i }'
 }
 c_mem() { pin wine cloop.exe mem 10000 | awk '{ print $1, $2 }'; }
@@ -185,15 +192,24 @@ requests() {
 			printf "\n"
 		} }'
 }
+# quiet CMD...: runs CMD; its output is shown only if it fails.
+quiet() {
+	"$@" >out 2>&1 || {
+		local status=$?
+		cat out >&2
+		echo "bench.sh: $* failed (exit status $status)" >&2
+		return "$status"
+	}
+}
 # per_op K CMD...: runs CMD K, then CMD 2K; prints, per process (in order of
 # start), its requests per operation and the request names that make them.
 per_op() {
 	local k="$1" a b c
 	shift
 	a=$(wc -l <trace)
-	"$@" "$k" >/dev/null 2>&1
+	quiet "$@" "$k" || return
 	b=$(wc -l <trace)
-	"$@" "$((2 * k))" >/dev/null 2>&1
+	quiet "$@" "$((2 * k))" || return
 	c=$(wc -l <trace)
 	requests "$((a + 1))" "$b" >once
 	requests "$((b + 1))" "$c" >twice
