@@ -17,21 +17,23 @@
 # nor are disturbed by it. The rounds are interleaved: each round runs every
 # Go and every C benchmark once, Go first in odd rounds and C first in even
 # ones. For each benchmark it prints the median, min and max over the
-# rounds, and the Go/C ratio of each round with their median.
+# rounds, the Go/C ratio of each round with their median, and every
+# round's values.
 #
 # Then, on a wineserver that traces every request (wineserver -d1), it
 # counts the Wine server requests (each a round trip to the "kernel") per
 # operation of each side: a run of 2K operations minus a run of K, divided
 # by K, which leaves out start-up and does not depend on the machine's
-# noise. For the echo the count is the whole system's per echoed message:
-# the same Go clients and, either the Go server in the same process, or the
-# C server in its own.
+# noise. For the echo it counts, per echoed message, the requests of the
+# server's process alone and those of the whole system (the same Go
+# clients, in the test binary's process, included).
 #
 # Workloads: one Wait (C: one dequeue and one poll submitted) that finds 1
 # readable UDP socket among 10, 100, 1,000 and 10,000 idle ones; echo, 10
 # clients each sending 64-byte messages one at a time, against the poller's
-# server (2 goroutines) and the C server on 1 and 2 threads; and the memory
-# that registering 10,000 sockets adds to the process.
+# server (AFD) on 1 and on 2 goroutines and the C server on 1 and on 2
+# threads, each in a process of its own (BenchmarkEcho/go-* and c-*); and
+# the memory that registering 10,000 sockets adds to the process.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -56,7 +58,14 @@ work="$(mktemp -d)"
 # The wineserver of this prefix is this script's: setup.sh started it, and
 # it is restarted below, pinned.
 trap 'wineserver -k </dev/null >/dev/null 2>&1 || true; rm -rf "$work"' EXIT
+trap 'echo "bench.sh: line $LINENO failed (exit status $?)" >&2' ERR
 pin() { taskset -c "$cpu" "$@"; }
+# gobench BINARY ARGS...: runs a Go test binary and passes its output on;
+# what is not a result (a failure, a panic) goes to stderr too, as the
+# filters below drop it.
+gobench() {
+	pin wine "$@" | awk '!/^(goos|goarch|pkg|cpu): |^Benchmark|^PASS$/ { print >"/dev/stderr" } { print }'
+}
 # serve [ARGS]: (re)starts this prefix's wineserver on the pinned CPU.
 serve() {
 	wineserver -k </dev/null >/dev/null 2>&1 || true
@@ -75,7 +84,7 @@ cd "$work"
 
 # Results are lines "round side benchmark value" in $work/results.
 go_wait() { # go_wait OPS: a line "idle=N ns" per idle count
-	pin wine poller.test.exe -test.run '^$' -test.bench 'WaitOneActive/poller-AFD/' -test.benchtime "${1}x" |
+	gobench poller.test.exe -test.run '^$' -test.bench 'WaitOneActive/poller-AFD/' -test.benchtime "${1}x" |
 		awk '/^BenchmarkWaitOneActive/ { n = split($1, f, "/"); sub(/-[0-9]+$/, "", f[n]); print f[n], $3 }'
 }
 c_wait() { # c_wait OPS
@@ -84,13 +93,13 @@ c_wait() { # c_wait OPS
 		pin wine cloop.exe wait "$idle" "$1" | awk -v i="$idle" '$1 == "ns/op" { print "idle=" i, $2 }'
 	done
 }
-echo_bench() { # echo_bench MSGS: a line "server msgs/s" per server
-	pin wine echo.test.exe -test.run '^$' -test.bench 'Echo/(poller-AFD|c-)' -test.benchtime "${1}x" |
+echo_bench() { # echo_bench MSGS SIDE: a line "server msgs/s" per server SIDE-*
+	gobench echo.test.exe -test.run '^$' -test.bench "Echo/^$2-" -test.benchtime "${1}x" |
 		awk '/^BenchmarkEcho/ { n = split($1, f, "/"); sub(/-[0-9]+$/, "", f[n]);
 			for (i = 3; i < NF; i++) if ($(i + 1) == "msgs/s") print f[n], $i }'
 }
 go_mem() {
-	pin wine poller.test.exe -test.run '^$' -test.bench 'RegisteredMemory' -test.benchtime 1x |
+	gobench poller.test.exe -test.run '^$' -test.bench 'RegisteredMemory' -test.benchtime 1x |
 		awk '/^BenchmarkRegisteredMemory/ { for (i = 3; i < NF; i++) if ($(i + 1) ~ /B\/socket$/) print $(i + 1), $i }'
 }
 c_mem() { pin wine cloop.exe mem 10000 | awk '{ print $1, $2 }'; }
@@ -102,21 +111,11 @@ record() { # record ROUND SIDE: prefixes each line read
 ((timed)) && serve
 for ((r = 1; timed && r <= rounds; r++)); do
 	echo "==> round $r of $rounds" >&2
-	if ((r % 2)); then
-		go_wait "$wait_ops" | record "$r" go
-		c_wait "$wait_ops" | record "$r" c
-		go_mem | record "$r" go
-		c_mem | record "$r" c
-	else
-		c_wait "$wait_ops" | record "$r" c
-		go_wait "$wait_ops" | record "$r" go
-		c_mem | record "$r" c
-		go_mem | record "$r" go
-	fi
-	# One process runs the Go server and then the two C servers, with the
-	# same clients.
-	echo_bench "$((echo_msgs))" | awk '{ print ($1 ~ /^c-/ ? "c" : "go"), $0 }' |
-		while read -r side rest; do echo "$rest" | record "$r" "$side"; done
+	sides=(go c)
+	((r % 2)) || sides=(c go)
+	for side in "${sides[@]}"; do "${side}_wait" "$wait_ops" | record "$r" "$side"; done
+	for side in "${sides[@]}"; do "${side}_mem" | record "$r" "$side"; done
+	for side in "${sides[@]}"; do echo_bench "$echo_msgs" "$side" | record "$r" "$side"; done
 done
 
 # stats: per benchmark, median/min/max per side and the per-round Go/C
@@ -147,8 +146,8 @@ stats() {
 		print ""
 		print "| Echo, 10 clients x 64 B (msgs/s) | Go median (min–max) | C median (min–max) | Go/C median | Go/C per round |"
 		print "| --- | --- | --- | --- | --- |"
-		ratio("go/poller-AFD", "c/c-1thread", "poller (2 goroutines) / C 1 thread")
-		ratio("go/poller-AFD", "c/c-2threads", "poller (2 goroutines) / C 2 threads")
+		ratio("go/go-1goroutine", "c/c-1thread", "Go 1 goroutine / C 1 thread")
+		ratio("go/go-2goroutines", "c/c-2threads", "Go 2 goroutines / C 2 threads")
 		print ""
 		print "| Memory, 10,000 registered sockets (bytes/socket) | Go median (min–max) | C median (min–max) | Go/C median | Go/C per round |"
 		print "| --- | --- | --- | --- | --- |"
@@ -158,7 +157,7 @@ stats() {
 		print "Per-round values (round 1 to " R "):"
 		print ""
 		nk = split("go/idle=10 c/idle=10 go/idle=100 c/idle=100 go/idle=1000 c/idle=1000 go/idle=10000 c/idle=10000 " \
-			"go/poller-AFD c/c-1thread c/c-2threads go/ws-B/socket c/ws-B/socket go/heap-B/socket", order, " ")
+			"go/go-1goroutine c/c-1thread go/go-2goroutines c/c-2threads go/ws-B/socket c/ws-B/socket go/heap-B/socket", order, " ")
 		for (k = 1; k <= nk; k++) {
 			line = ""; for (i = 1; i <= R; i++) line = line " " ((order[k], i) in v ? fmt(v[order[k], i]) : "-")
 			print "    " order[k] ":" line
@@ -193,15 +192,24 @@ requests() {
 			printf "\n"
 		} }'
 }
+# quiet CMD...: runs CMD; its output is shown only if it fails.
+quiet() {
+	"$@" >out 2>&1 || {
+		local status=$?
+		cat out >&2
+		echo "bench.sh: $* failed (exit status $status)" >&2
+		return "$status"
+	}
+}
 # per_op K CMD...: runs CMD K, then CMD 2K; prints, per process (in order of
 # start), its requests per operation and the request names that make them.
 per_op() {
 	local k="$1" a b c
 	shift
 	a=$(wc -l <trace)
-	"$@" "$k" >/dev/null 2>&1
+	quiet "$@" "$k" || return
 	b=$(wc -l <trace)
-	"$@" "$((2 * k))" >/dev/null 2>&1
+	quiet "$@" "$((2 * k))" || return
 	c=$(wc -l <trace)
 	requests "$((a + 1))" "$b" >once
 	requests "$((b + 1))" "$c" >twice
@@ -216,15 +224,17 @@ per_op() {
 }
 go_wait_n() { pin wine poller.test.exe -test.run '^$' -test.bench "WaitOneActive/poller-AFD/idle=$idle\$" -test.benchtime "${1}x"; }
 c_wait_n() { pin wine cloop.exe wait "$idle" "$1"; }
-echo_n() { pin wine echo.test.exe -test.run '^$' -test.bench "Echo/$server\$" -test.benchtime "${1}x"; }
-# row TITLE GO C: a table row from per_op outputs (one line a process).
-row() {
-	local g c
-	g="$(awk -F'\t' '{ s += $1 } END { printf "%.1f", s }' <<<"$2")"
-	c="$(awk -F'\t' '{ s += $1 } END { printf "%.1f", s }' <<<"$3")"
-	printf '| %s | %s | %s |\n' "$1" "$g" "$c"
-	details+="$1, Go: $(awk -F'\t' '{ if ($1 != 0) printf "%s[process %d: %s] ", (NR > 1 ? "+ " : ""), NR, $2 }' <<<"$2")"$'\n'
-	details+="$1, C: $(awk -F'\t' '{ if ($1 != 0) printf "%s[process %d: %s] ", (NR > 1 ? "+ " : ""), NR, $2 }' <<<"$3")"$'\n'
+echo_n() { pin wine echo.test.exe -test.run '^$' -test.bench "Echo/^$1\$" -test.benchtime "${2}x"; } # echo_n SERVER MSGS
+# sum FIRST: the requests per op of per_op's processes (its lines on
+# stdin) FIRST and later, summed.
+sum() { awk -F'\t' -v first="$1" 'NR >= first { s += $1 } END { printf "%.1f", s }'; }
+# row TITLE FIRST GO C: a table row from per_op outputs, processes FIRST
+# and later.
+row() { printf '| %s | %s | %s |\n' "$1" "$(sum "$2" <<<"$3")" "$(sum "$2" <<<"$4")"; }
+# where TITLE SIDE OUT: adds a line to $details: the requests of per_op
+# output OUT by process (those with 0.05 or more an op) and by request.
+where() {
+	details+="$1, $2: $(awk -F'\t' '$1 >= 0.05 || $1 <= -0.05 { printf "%s[process %d: %s] ", (NR > 1 ? "+ " : ""), NR, $2 }' <<<"$3")"$'\n'
 }
 
 : >trace
@@ -236,14 +246,27 @@ echo "| Requests per op | Go | C |"
 echo "| --- | --- | --- |"
 details=""
 for idle in 10 1000; do
-	row "Wait, N = $idle" "$(per_op 1000 go_wait_n)" "$(per_op 1000 c_wait_n)"
+	go="$(per_op 1000 go_wait_n)"
+	c="$(per_op 1000 c_wait_n)"
+	row "Wait, N = $idle" 1 "$go" "$c"
+	where "Wait, N = $idle" Go "$go"
+	where "Wait, N = $idle" C "$c"
 done
-poller_echo="$(server=poller-AFD per_op 1000 echo_n)"
-for server in c-1thread c-2threads; do
-	row "Echoed message, poller / $server (clients included)" "$poller_echo" "$(per_op 1000 echo_n)"
+for pair in "go-1goroutine / c-1thread" "go-2goroutines / c-2threads"; do
+	read -r go_server _ c_server <<<"$pair"
+	go="$(per_op 1000 echo_n "$go_server")"
+	c="$(per_op 1000 echo_n "$c_server")"
+	row "Echoed message, $pair: the server's process" 2 "$go" "$c"
+	row "Echoed message, $pair: the whole system (clients included)" 1 "$go" "$c"
+	where "Echoed message, $pair" Go "$go"
+	where "Echoed message, $pair" C "$c"
 done
 echo
-echo "Where they go (requests per op, by request; process 1 is the test binary: the clients too, for the echo;"
-echo "threads that submit no poll (ioctl) and make no socket call are the Go runtime's: sysmon, and threads woken to take a processor):"
+echo "For the echo, process 1 is the test binary (the clients) and the server's process counts every process after it:"
+echo "process 3, the server of the measured run, and process 2, that of the benchmark's first run (N = 1: the same in the"
+echo "runs of K and 2K, so about 0)."
+echo
+echo "Where they go (requests per op, by process and request; threads that submit no poll (ioctl) and make no socket"
+echo "call are the Go runtime's: sysmon, and threads woken to take a processor):"
 echo
 printf '%s' "$details"

@@ -6,14 +6,9 @@
 package echo
 
 import (
-	"bufio"
 	"errors"
-	"fmt"
 	"io"
 	"net"
-	"os"
-	"os/exec"
-	"strconv"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -24,11 +19,25 @@ import (
 	"github.com/sockstate/sockstate/poller"
 )
 
-// BenchmarkEcho compares echo throughput, with the same clients, for the
-// poller's server, a WSAPoll loop on one goroutine, Go's net package with a
-// goroutine a connection, and the C reference loop (testdata/cloop) on one
-// and on two threads. One op is one message echoed; msgs/s is reported as
-// well.
+// BenchmarkEcho compares echo throughput, with the same clients (10, each
+// sending 64-byte messages one at a time), for these servers:
+//
+//   - poller-<backend>: the poller's server on 2 goroutines, in this process,
+//     beside the clients;
+//   - wsapoll: a WSAPoll loop on one goroutine, in this process;
+//   - net: Go's net package, a goroutine a connection, in this process;
+//   - go-1goroutine, go-2goroutines: the poller's server (AFD backend) on 1
+//     and on 2 goroutines, in a process of its own (this test binary again,
+//     running TestServerProcess);
+//   - c-1thread, c-2threads: the C reference loop (testdata/cloop) on 1 and
+//     on 2 threads, in a process of its own, started the same way; skipped
+//     unless SOCKSTATE_CLOOP names the program.
+//
+// go-N and c-N are the pairs to compare: the same syscalls, the same
+// protocol, each server alone in its process, so that scripts/bench.sh can
+// count the server's Wine server requests apart from the clients'. One op
+// is one message echoed; msgs/s and the 99th percentile latency are
+// reported as well.
 func BenchmarkEcho(b *testing.B) {
 	const clients = 10
 	type server struct {
@@ -40,12 +49,15 @@ func BenchmarkEcho(b *testing.B) {
 		servers = append(servers, server{"poller-" + backend.String(), pollerServer(backend)})
 	}
 	servers = append(servers, server{"wsapoll", wsapollServer}, server{"net", netServer},
+		server{"go-1goroutine", goServer(1)}, server{"go-2goroutines", goServer(2)},
 		server{"c-1thread", cloopServer(1)}, server{"c-2threads", cloopServer(2)})
 	for _, srv := range servers {
 		b.Run(srv.name, func(b *testing.B) {
 			addr, stop := srv.start(b)
 			defer stop()
+			b.ResetTimer() // ns/op without the server's start, a process's for some
 			r, err := Run(addr, Load{Clients: clients, Messages: max(1, b.N/clients), Size: 64})
+			b.StopTimer() // and without its stop
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -151,41 +163,4 @@ func netServer(b *testing.B) (*windows.SockaddrInet4, func()) {
 	addr := &windows.SockaddrInet4{Port: a.Port}
 	copy(addr.Addr[:], a.IP.To4())
 	return addr, func() { l.Close(); wg.Wait() }
-}
-
-// cloopServer starts the echo server of the C reference loop on the given
-// number of threads: the program that SOCKSTATE_CLOOP names, which
-// scripts/test.sh and scripts/bench.sh build from testdata/cloop.
-func cloopServer(threads int) func(b *testing.B) (*windows.SockaddrInet4, func()) {
-	return func(b *testing.B) (*windows.SockaddrInet4, func()) {
-		exe := os.Getenv("SOCKSTATE_CLOOP")
-		if exe == "" {
-			b.Skip("SOCKSTATE_CLOOP is not set: scripts/test.sh and scripts/bench.sh build testdata/cloop and set it")
-		}
-		cmd := exec.Command(exe, "echo", strconv.Itoa(threads))
-		cmd.Stderr = os.Stderr
-		stdin, err := cmd.StdinPipe() // the server stops when it is closed
-		if err != nil {
-			b.Fatal(err)
-		}
-		stdout, err := cmd.StdoutPipe()
-		if err != nil {
-			b.Fatal(err)
-		}
-		if err := cmd.Start(); err != nil {
-			b.Fatal(err)
-		}
-		stop := func() {
-			stdin.Close()
-			if err := cmd.Wait(); err != nil {
-				b.Errorf("%s: %v", exe, err)
-			}
-		}
-		var port int
-		if _, err := fmt.Fscanf(bufio.NewReader(stdout), "port %d\n", &port); err != nil {
-			stop()
-			b.Fatalf("%s: no port: %v", exe, err)
-		}
-		return &windows.SockaddrInet4{Port: port, Addr: [4]byte{127, 0, 0, 1}}, stop
-	}
 }

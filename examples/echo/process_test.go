@@ -1,0 +1,126 @@
+// Copyright 2026 The sockstate Authors. All rights reserved.
+// SPDX-License-Identifier: BSD-3-Clause
+
+//go:build windows
+
+package echo
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"testing"
+
+	"golang.org/x/sys/windows"
+
+	"github.com/sockstate/sockstate/poller"
+)
+
+// serverEnv, set to a number of goroutines, makes TestServerProcess run
+// the poller's echo server (AFD backend) on that many goroutines.
+const serverEnv = "SOCKSTATE_ECHO_SERVER"
+
+// TestServerProcess is not a test: it is the poller's echo server in a
+// process of its own, for BenchmarkEcho/go-*, which runs this test binary
+// again with serverEnv set. It speaks the protocol of the C server (cloop
+// echo): it prints "port N", serves until its standard input ends, and
+// fails if the server met an error.
+func TestServerProcess(t *testing.T) {
+	arg := os.Getenv(serverEnv)
+	if arg == "" {
+		t.Skip("the echo server that BenchmarkEcho/go-* starts in a process of its own; runs only with " + serverEnv + "=GOROUTINES")
+	}
+	goroutines, err := strconv.Atoi(arg)
+	if err != nil {
+		t.Fatalf("%s=%q: %v", serverEnv, arg, err)
+	}
+	srv, err := Listen(poller.AFD, goroutines)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fmt.Printf("port %d\n", srv.Addr().Port)
+	_, err = io.Copy(io.Discard, os.Stdin)
+	if cerr := srv.Close(); cerr != nil {
+		t.Fatal(cerr)
+	}
+	if err != nil {
+		t.Fatalf("standard input: %v", err)
+	}
+}
+
+// goServer starts the poller's echo server (AFD backend) on the given
+// number of goroutines in a process of its own: this test binary, running
+// TestServerProcess.
+func goServer(goroutines int) func(b *testing.B) (*windows.SockaddrInet4, func()) {
+	return func(b *testing.B) (*windows.SockaddrInet4, func()) {
+		exe, err := os.Executable()
+		if err != nil {
+			b.Fatal(err)
+		}
+		return startServer(b, exe, []string{"-test.run=^TestServerProcess$"}, serverEnv+"="+strconv.Itoa(goroutines))
+	}
+}
+
+// cloopServer starts the echo server of the C reference loop on the given
+// number of threads: the program that SOCKSTATE_CLOOP names, which
+// scripts/test.sh and scripts/bench.sh build from testdata/cloop.
+func cloopServer(threads int) func(b *testing.B) (*windows.SockaddrInet4, func()) {
+	return func(b *testing.B) (*windows.SockaddrInet4, func()) {
+		exe := os.Getenv("SOCKSTATE_CLOOP")
+		if exe == "" {
+			b.Skip("SOCKSTATE_CLOOP is not set: scripts/test.sh and scripts/bench.sh build testdata/cloop and set it")
+		}
+		return startServer(b, exe, []string{"echo", strconv.Itoa(threads)})
+	}
+}
+
+// startServer runs exe with args, and env added to the environment, as an
+// echo server in a process of its own: the program prints "port N" on its
+// standard output, serves on 127.0.0.1:N until its standard input ends, and
+// exits with status 0 unless it met an error. startServer returns the
+// address and a function that stops the server and waits for it. The rest
+// of the program's standard output is shown only if it fails; its
+// standard error is this process's.
+func startServer(b *testing.B, exe string, args []string, env ...string) (*windows.SockaddrInet4, func()) {
+	name := strings.Join(append([]string{exe}, args...), " ")
+	cmd := exec.Command(exe, args...)
+	cmd.Env = append(os.Environ(), env...)
+	cmd.Stderr = os.Stderr
+	stdin, err := cmd.StdinPipe() // the server stops when it is closed
+	if err != nil {
+		b.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		b.Fatal(err)
+	}
+	out := bufio.NewReader(stdout)
+	first, readErr := out.ReadString('\n')
+	var rest bytes.Buffer
+	drained := make(chan struct{})
+	go func() { io.Copy(&rest, out); close(drained) }()
+	stop := func() (string, error) {
+		stdin.Close()
+		<-drained // the pipe is read to its end before Wait
+		err := cmd.Wait()
+		return rest.String(), err
+	}
+	var port int
+	if _, err := fmt.Sscanf(first, "port %d", &port); err != nil {
+		more, werr := stop()
+		b.Fatalf("%s: no port line (%v, %v) but %q, then %q; exit: %v", name, readErr, err, first, more, werr)
+	}
+	return &windows.SockaddrInet4{Port: port, Addr: [4]byte{127, 0, 0, 1}}, func() {
+		if more, err := stop(); err != nil {
+			b.Errorf("%s: %v; after the port line it printed:\n%s", name, err, more)
+		}
+	}
+}
