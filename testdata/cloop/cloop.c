@@ -13,7 +13,7 @@
  *                         submit the poll again. Prints "ns/op N".
  *   cloop mem SOCKETS     the working set that SOCKETS polls out add (the
  *                         sockets are opened first). Prints "ws-B/socket N".
- *   cloop echo THREADS    the echo server of internal/echo on THREADS threads
+ *   cloop echo THREADS    the echo server of examples/echo on THREADS threads
  *                         (one-shot polls of Readable|HangUp, re-submitted
  *                         after each echo). Prints "port N", serves until its
  *                         standard input ends.
