@@ -28,7 +28,7 @@ import (
 //   - net: Go's net package, a goroutine a connection, in this process;
 //   - go-1goroutine, go-2goroutines: the poller's server (AFD backend) on 1
 //     and on 2 goroutines, in a process of its own (this test binary again,
-//     running TestServerProcess);
+//     which TestMain turns into the server);
 //   - c-1thread, c-2threads: the C reference loop (testdata/cloop) on 1 and
 //     on 2 threads, in a process of its own, started the same way; skipped
 //     unless SOCKSTATE_CLOOP names the program.

@@ -21,48 +21,57 @@ import (
 	"github.com/sockstate/sockstate/poller"
 )
 
-// serverEnv, set to a number of goroutines, makes TestServerProcess run
-// the poller's echo server (AFD backend) on that many goroutines.
+// serverEnv, set to a number of goroutines, makes this test binary the
+// poller's echo server (AFD backend) on that many goroutines instead of
+// running its tests: see TestMain.
 const serverEnv = "SOCKSTATE_ECHO_SERVER"
 
-// TestServerProcess is not a test: it is the poller's echo server in a
-// process of its own, for BenchmarkEcho/go-*, which runs this test binary
-// again with serverEnv set. It speaks the protocol of the C server (cloop
+// TestMain runs the tests, or, with serverEnv set, the poller's echo
+// server in a process of its own, for BenchmarkEcho/go-*, which runs this
+// test binary again. The server speaks the protocol of the C server (cloop
 // echo): it prints "port N", serves until its standard input ends, and
-// fails if the server met an error.
-func TestServerProcess(t *testing.T) {
-	arg := os.Getenv(serverEnv)
-	if arg == "" {
-		t.Skip("the echo server that BenchmarkEcho/go-* starts in a process of its own; runs only with " + serverEnv + "=GOROUTINES")
+// exits with status 1 if the server met an error.
+func TestMain(m *testing.M) {
+	if arg := os.Getenv(serverEnv); arg != "" {
+		if err := serveProcess(arg); err != nil {
+			fmt.Fprintln(os.Stderr, "echo server:", err)
+			os.Exit(1)
+		}
+		os.Exit(0)
 	}
+	os.Exit(m.Run())
+}
+
+func serveProcess(arg string) error {
 	goroutines, err := strconv.Atoi(arg)
 	if err != nil {
-		t.Fatalf("%s=%q: %v", serverEnv, arg, err)
+		return fmt.Errorf("%s=%q: %w", serverEnv, arg, err)
 	}
 	srv, err := Listen(poller.AFD, goroutines)
 	if err != nil {
-		t.Fatal(err)
+		return err
 	}
 	fmt.Printf("port %d\n", srv.Addr().Port)
 	_, err = io.Copy(io.Discard, os.Stdin)
 	if cerr := srv.Close(); cerr != nil {
-		t.Fatal(cerr)
+		return cerr
 	}
 	if err != nil {
-		t.Fatalf("standard input: %v", err)
+		return fmt.Errorf("standard input: %w", err)
 	}
+	return nil
 }
 
 // goServer starts the poller's echo server (AFD backend) on the given
-// number of goroutines in a process of its own: this test binary, running
-// TestServerProcess.
+// number of goroutines in a process of its own: this test binary, as
+// TestMain runs it with serverEnv set.
 func goServer(goroutines int) func(b *testing.B) (*windows.SockaddrInet4, func()) {
 	return func(b *testing.B) (*windows.SockaddrInet4, func()) {
 		exe, err := os.Executable()
 		if err != nil {
 			b.Fatal(err)
 		}
-		return startServer(b, exe, []string{"-test.run=^TestServerProcess$"}, serverEnv+"="+strconv.Itoa(goroutines))
+		return startServer(b, exe, nil, serverEnv+"="+strconv.Itoa(goroutines))
 	}
 }
 
