@@ -5,7 +5,6 @@ package poller
 
 import (
 	"time"
-	"unsafe"
 
 	"golang.org/x/sys/windows"
 
@@ -82,11 +81,11 @@ func (b *afdBackend) remove(i int32) (bool, error) {
 	return false, b.dev.Cancel(b.polls.At(int(i)))
 }
 
-func (b *afdBackend) translate(e rawEntry) (Event, int32, bool) {
-	if e.key != afdKey {
+func (b *afdBackend) translate(e sockstate.OverlappedEntry) (Event, int32, bool) {
+	if e.CompletionKey != afdKey {
 		return Event{}, -1, false
 	}
-	i, sl := b.p.lookup(e.overlapped)
+	i, sl := b.p.lookup(e.Overlapped)
 	if sl == nil || !sl.afd.inflight {
 		return Event{}, -1, false
 	}
@@ -122,7 +121,7 @@ func (b *afdBackend) translate(e rawEntry) (Event, int32, bool) {
 		// Poll again at the next Wait, after the caller has handled this
 		// event: polled now, a socket about to be drained would report
 		// the data that the caller is reading.
-		b.rearm = append(b.rearm, e.overlapped)
+		b.rearm = append(b.rearm, e.Overlapped)
 	}
 	return Event{Key: sl.key, Events: ev}, i, true
 }
@@ -157,10 +156,10 @@ func (b *afdBackend) close() {
 			b.dev.Cancel(b.polls.At(int(i)))
 		}
 	}
-	var raw [64]rawEntry
+	var raw [64]sockstate.OverlappedEntry
 	for deadline := time.Now().Add(10 * time.Second); b.inflight > 0 && time.Now().Before(deadline); {
 		var n uint32
-		if err := sockstate.GetQueuedCompletionStatusEx(b.p.port, (*sockstate.OverlappedEntry)(unsafe.Pointer(&raw[0])), uint32(len(raw)), &n, 100, false); err != nil {
+		if err := sockstate.GetQueuedCompletionStatusEx(b.p.port, &raw[0], uint32(len(raw)), &n, 100, false); err != nil {
 			continue
 		}
 		for k := range raw[:n] {

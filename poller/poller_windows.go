@@ -11,7 +11,6 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
-	"unsafe"
 
 	"golang.org/x/sys/windows"
 
@@ -148,7 +147,7 @@ type backend interface {
 	// translate turns a dequeued packet into an event of slot i; ok is false for
 	// packets that are the poller's own business. (By value: a pointer
 	// through an interface call would move Wait's buffer to the heap.)
-	translate(e rawEntry) (ev Event, i int32, ok bool)
+	translate(e sockstate.OverlappedEntry) (ev Event, i int32, ok bool)
 	// flush re-arms what the last events left to re-arm, before a Wait
 	// blocks: after the caller has handled them.
 	flush()
@@ -345,17 +344,6 @@ func (p *Poller) release(i int32) {
 	p.free = append(p.free, i)
 }
 
-// rawEntry is OVERLAPPED_ENTRY with its pointer as a plain number: the OS
-// puts IDs there, which the garbage collector must not take for pointers.
-type rawEntry struct {
-	key        uintptr
-	overlapped uintptr
-	internal   uintptr
-	bytes      uint32
-}
-
-const _ = -(unsafe.Sizeof(rawEntry{}) - unsafe.Sizeof(sockstate.OverlappedEntry{})) // same size
-
 // Wait waits up to timeout (forever if negative) for events, fills events
 // with them and returns how many. It blocks at most once: after the first
 // packets arrive it takes whatever else is queued already, without
@@ -390,7 +378,7 @@ func (p *Poller) Wait(events []Event, timeout time.Duration) (int, error) {
 	defer p.waiting.Add(-1)
 
 	now := p.yield(time.Now())
-	var raw [64]rawEntry
+	var raw [64]sockstate.OverlappedEntry
 	deadline := now.Add(timeout)
 	n := 0
 	for first := true; ; first = false {
@@ -405,7 +393,7 @@ func (p *Poller) Wait(events []Event, timeout time.Duration) (int, error) {
 		}
 		batch := min(len(events)-n, len(raw)) // one event at most a packet
 		var got uint32
-		err := sockstate.GetQueuedCompletionStatusEx(p.port, (*sockstate.OverlappedEntry)(unsafe.Pointer(&raw[0])), uint32(batch), &got, ms, false)
+		err := sockstate.GetQueuedCompletionStatusEx(p.port, &raw[0], uint32(batch), &got, ms, false)
 		switch {
 		case err == windows.WAIT_TIMEOUT:
 			return n, nil
@@ -451,12 +439,12 @@ func (p *Poller) yield(now time.Time) time.Time {
 // 63 packets). The Wait numbered wait has events[:n0] already, and no
 // events yet (n0 == 0) makes it re-arm what waits to be re-armed before it
 // blocks again.
-func (p *Poller) deliver(raw []rawEntry, events []Event, n0 int, wait uint32) (n int, woken, closed bool) {
+func (p *Poller) deliver(raw []sockstate.OverlappedEntry, events []Event, n0 int, wait uint32) (n int, woken, closed bool) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	wakes := 0
 	for i := range raw {
-		switch raw[i].key {
+		switch raw[i].CompletionKey {
 		case wakeKey:
 			wakes++
 			continue

@@ -68,12 +68,12 @@ func (b *psn) apply(reg sockstate.SockNotifyRegistration) error {
 	return err
 }
 
-func (b *psn) translate(e rawEntry) (Event, int32, bool) {
-	i, sl := b.p.lookup(e.key)
+func (b *psn) translate(e sockstate.OverlappedEntry) (Event, int32, bool) {
+	i, sl := b.p.lookup(e.CompletionKey)
 	if sl == nil {
 		return Event{}, -1, false // a packet of a registration that is gone
 	}
-	if e.bytes&sockstate.SOCK_NOTIFY_EVENT_REMOVE != 0 {
+	if e.NumberOfBytesTransferred&sockstate.SOCK_NOTIFY_EVENT_REMOVE != 0 {
 		if sl.state == slotDeleting {
 			b.p.release(i)
 		}
@@ -82,7 +82,7 @@ func (b *psn) translate(e rawEntry) (Event, int32, bool) {
 	if sl.state != slotActive {
 		return Event{}, -1, false
 	}
-	ev := fromSockNotify(e.bytes) & (sl.interest | Error)
+	ev := fromSockNotify(e.NumberOfBytesTransferred) & (sl.interest | Error)
 	if sl.mode.oneShot() {
 		sl.armed = false
 		if ev == 0 { // fired for nothing the caller wants: re-arm it ourselves
@@ -95,7 +95,7 @@ func (b *psn) translate(e rawEntry) (Event, int32, bool) {
 		return Event{}, -1, false
 	}
 	if sl.mode == Level {
-		b.rearm = append(b.rearm, e.key)
+		b.rearm = append(b.rearm, e.CompletionKey)
 	}
 	return Event{Key: sl.key, Events: ev}, i, true
 }
