@@ -16,9 +16,10 @@
 # crosses CPUs and other Wine runs on the machine neither disturb this one
 # nor are disturbed by it. The rounds are interleaved: each round runs every
 # Go and every C benchmark once, Go first in odd rounds and C first in even
-# ones. For each benchmark it prints the median, min and max over the
-# rounds, the Go/C ratio of each round with their median, and every
-# round's values.
+# ones. Every timed run, and each N of the Wait, is a process of its own on
+# a wineserver started for it. For each benchmark it prints the median, min
+# and max over the rounds, the Go/C ratio of each round with their median,
+# and every round's values.
 #
 # Then, on a wineserver that traces every request (wineserver -d1), it
 # counts the Wine server requests (each a round trip to the "kernel") per
@@ -66,11 +67,20 @@ pin() { taskset -c "$cpu" "$@"; }
 gobench() {
 	pin wine "$@" | awk '!/^(goos|goarch|pkg|cpu): |^Benchmark|^PASS$/ { print >"/dev/stderr" } { print }'
 }
-# serve [ARGS]: (re)starts this prefix's wineserver on the pinned CPU.
+# serve [ARGS]: (re)starts this prefix's wineserver on the pinned CPU. The
+# old one must be gone first (-w): a new server that finds it still there
+# exits, and wine would then start one of its own, not pinned. Without ARGS
+# the server detaches once it is ready; with them (-f -d1, the traced one)
+# it stays in the foreground, its trace going to $work/trace.
 serve() {
 	wineserver -k </dev/null >/dev/null 2>&1 || true
-	pin wineserver -p "$@" </dev/null >/dev/null 2>>"$work/trace" 9>&- &
-	sleep 1
+	wineserver -w </dev/null >/dev/null 2>&1 || true
+	if (($#)); then
+		pin wineserver -p "$@" </dev/null >/dev/null 2>>"$work/trace" 9>&- &
+		sleep 1
+	else
+		pin wineserver -p </dev/null >/dev/null 2>&1 9>&-
+	fi
 	pin wine cmd /c exit </dev/null >/dev/null 2>&1
 }
 
@@ -83,32 +93,44 @@ export SOCKSTATE_CLOOP
 cd "$work"
 
 # Results are lines "round side benchmark value" in $work/results.
+# Each timed run has a process and a wineserver of its own (serve): a
+# wineserver that served earlier runs is in another state (its heap, its
+# lists), which alone moved one C Wait at N = 10,000 from 320 to 700 µs.
 go_wait() { # go_wait OPS: a line "idle=N ns" per idle count
-	gobench poller.test.exe -test.run '^$' -test.bench 'WaitOneActive/poller-AFD/' -test.benchtime "${1}x" |
-		awk '/^BenchmarkWaitOneActive/ { n = split($1, f, "/"); sub(/-[0-9]+$/, "", f[n]); print f[n], $3 }'
+	local idle
+	for idle in "${idles[@]}"; do
+		serve
+		gobench poller.test.exe -test.run '^$' -test.bench "WaitOneActive/poller-AFD/idle=$idle\$" -test.benchtime "${1}x" |
+			awk '/^BenchmarkWaitOneActive/ { n = split($1, f, "/"); sub(/-[0-9]+$/, "", f[n]); print f[n], $3 }'
+	done
 }
 c_wait() { # c_wait OPS
 	local idle
 	for idle in "${idles[@]}"; do
+		serve
 		pin wine cloop.exe wait "$idle" "$1" | awk -v i="$idle" '$1 == "ns/op" { print "idle=" i, $2 }'
 	done
 }
 echo_bench() { # echo_bench MSGS SIDE: a line "server msgs/s" per server SIDE-*
+	serve
 	gobench echo.test.exe -test.run '^$' -test.bench "Echo/^$2-" -test.benchtime "${1}x" |
 		awk '/^BenchmarkEcho/ { n = split($1, f, "/"); sub(/-[0-9]+$/, "", f[n]);
 			for (i = 3; i < NF; i++) if ($(i + 1) == "msgs/s") print f[n], $i }'
 }
 go_mem() {
+	serve
 	gobench poller.test.exe -test.run '^$' -test.bench 'RegisteredMemory' -test.benchtime 1x |
 		awk '/^BenchmarkRegisteredMemory/ { for (i = 3; i < NF; i++) if ($(i + 1) ~ /B\/socket$/) print $(i + 1), $i }'
 }
-c_mem() { pin wine cloop.exe mem 10000 | awk '{ print $1, $2 }'; }
+c_mem() {
+	serve
+	pin wine cloop.exe mem 10000 | awk '{ print $1, $2 }'
+}
 
 record() { # record ROUND SIDE: prefixes each line read
 	awk -v r="$1" -v s="$2" '{ print r, s, $0 }' >>results
 }
 
-((timed)) && serve
 for ((r = 1; timed && r <= rounds; r++)); do
 	echo "==> round $r of $rounds" >&2
 	sides=(go c)
