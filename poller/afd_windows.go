@@ -22,9 +22,6 @@ type afdSlot struct {
 	resubmit bool           // the poll out was cancelled to change it: submit anew
 }
 
-// reset clears the slot's state.
-func (a afdSlot) reset() afdSlot { return afdSlot{} }
-
 // afdBackend polls each socket with its own IOCTL_AFD_POLL request. A poll
 // completes once, so Level and Edge submit it again after every event, and
 // the one-shot modes wait for Modify.

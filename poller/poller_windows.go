@@ -338,9 +338,7 @@ func (p *Poller) at(i int32) *slot { return p.slots.At(int(i)) }
 // release frees slot i for reuse under a new generation.
 func (p *Poller) release(i int32) {
 	sl := p.at(i)
-	gen := sl.gen + 1
-	afd := sl.afd.reset()
-	*sl = slot{gen: gen, afd: afd}
+	*sl = slot{gen: sl.gen + 1}
 	p.free = append(p.free, i)
 }
 
