@@ -155,8 +155,8 @@ func (b *afdBackend) close() {
 	}
 	var raw [64]sockstate.OverlappedEntry
 	for deadline := time.Now().Add(10 * time.Second); b.inflight > 0 && time.Now().Before(deadline); {
-		var n uint32
-		if err := sockstate.GetQueuedCompletionStatusEx(b.p.port, &raw[0], uint32(len(raw)), &n, 100, false); err != nil {
+		n, err := sockstate.Dequeue(b.p.port, raw[:], 100)
+		if err != nil {
 			continue
 		}
 		for k := range raw[:n] {

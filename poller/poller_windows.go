@@ -390,15 +390,14 @@ func (p *Poller) Wait(events []Event, timeout time.Duration) (int, error) {
 			ms = millis(time.Until(deadline))
 		}
 		batch := min(len(events)-n, len(raw)) // one event at most a packet
-		var got uint32
-		err := sockstate.GetQueuedCompletionStatusEx(p.port, &raw[0], uint32(batch), &got, ms, false)
+		got, err := sockstate.Dequeue(p.port, raw[:batch], ms)
 		switch {
-		case err == windows.WAIT_TIMEOUT:
-			return n, nil
 		case err != nil && n > 0:
 			return n, nil // the events first; the error comes again
 		case err != nil:
 			return 0, fmt.Errorf("poller: GetQueuedCompletionStatusEx: %w", err)
+		case got == 0: // the time ran out
+			return n, nil
 		}
 		k, woken, closed := p.deliver(raw[:got], events, n, wait)
 		n += k
@@ -407,7 +406,7 @@ func (p *Poller) Wait(events []Event, timeout time.Duration) (int, error) {
 			return 0, ErrClosed
 		case woken:
 			return n, nil
-		case int(got) == batch && n < len(events):
+		case got == batch && n < len(events):
 			continue // a full batch: more may be queued
 		case n > 0:
 			return n, nil
