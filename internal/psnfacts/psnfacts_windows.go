@@ -14,7 +14,6 @@ import (
 	"errors"
 	"fmt"
 	"time"
-	"unsafe"
 
 	"golang.org/x/sys/windows"
 
@@ -68,13 +67,6 @@ const (
 	wait            = 2 * time.Second
 )
 
-// entry is OVERLAPPED_ENTRY with lpOverlapped as a number: it holds
-// whatever the OS put there.
-type entry struct {
-	key, overlapped, internal uintptr
-	bytes                     uint32
-}
-
 func reg(s windows.Handle, key uintptr, op sockstate.Op, trigger sockstate.Trigger) sockstate.SockNotifyRegistration {
 	return sockstate.SockNotifyRegistration{Socket: s, CompletionKey: key, EventFilter: sockstate.SOCK_NOTIFY_REGISTER_EVENT_IN,
 		Operation: op, TriggerFlags: trigger}
@@ -89,9 +81,9 @@ func apply(port windows.Handle, r sockstate.SockNotifyRegistration) (result uint
 }
 
 // next dequeues one packet within d; ok is false on a timeout.
-func next(port windows.Handle, d time.Duration) (e entry, ok bool, err error) {
+func next(port windows.Handle, d time.Duration) (e sockstate.OverlappedEntry, ok bool, err error) {
 	var n uint32
-	err = sockstate.ProcessSocketNotifications(port, 0, nil, uint32(d.Milliseconds()), 1, (*sockstate.OverlappedEntry)(unsafe.Pointer(&e)), &n)
+	err = sockstate.ProcessSocketNotifications(port, 0, nil, uint32(d.Milliseconds()), 1, &e, &n)
 	if errors.Is(err, windows.WAIT_TIMEOUT) || errors.Is(err, windows.ERROR_TIMEOUT) {
 		return e, false, nil
 	}
@@ -99,18 +91,18 @@ func next(port windows.Handle, d time.Duration) (e entry, ok bool, err error) {
 }
 
 // await dequeues until a packet for key has all of want.
-func await(port windows.Handle, key uintptr, want uint32) (entry, error) {
+func await(port windows.Handle, key uintptr, want uint32) (sockstate.OverlappedEntry, error) {
 	deadline := time.Now().Add(wait)
 	for time.Now().Before(deadline) {
 		e, ok, err := next(port, time.Until(deadline))
 		if err != nil || !ok {
 			return e, err
 		}
-		if e.key == key && e.bytes&want == want {
+		if e.CompletionKey == key && e.NumberOfBytesTransferred&want == want {
 			return e, nil
 		}
 	}
-	return entry{}, fmt.Errorf("no packet for key %d with events %#x within %v", key, want, wait)
+	return sockstate.OverlappedEntry{}, fmt.Errorf("no packet for key %d with events %#x within %v", key, want, wait)
 }
 
 // pair returns a loopback TCP pair and a function that closes it.
@@ -175,8 +167,8 @@ func removePacket(port windows.Handle) (Fact, error) {
 	if err != nil {
 		return Fact{}, err
 	}
-	f := Fact{Answer: "alone", Detail: fmt.Sprintf("REMOVE with IN holding: events %v", sockstate.Events(e.bytes))}
-	if e.bytes != sockstate.SOCK_NOTIFY_EVENT_REMOVE {
+	f := Fact{Answer: "alone", Detail: fmt.Sprintf("REMOVE with IN holding: events %v", sockstate.Events(e.NumberOfBytesTransferred))}
+	if e.NumberOfBytesTransferred != sockstate.SOCK_NOTIFY_EVENT_REMOVE {
 		f.Answer = "coalesced"
 	}
 	return f, nil
@@ -226,13 +218,13 @@ func secondPort(first windows.Handle) (Fact, error) {
 	}
 	onFirst, _ := await(first, 4, sockstate.SOCK_NOTIFY_EVENT_IN)
 	onSecond, _ := await(second, 4, sockstate.SOCK_NOTIFY_EVENT_IN)
-	f.Detail += fmt.Sprintf("; IN on the first port: %v, on the second: %v", onFirst.key == 4, onSecond.key == 4)
+	f.Detail += fmt.Sprintf("; IN on the first port: %v, on the second: %v", onFirst.CompletionKey == 4, onSecond.CompletionKey == 4)
 	switch {
 	case callErr != nil || result != 0:
 		f.Answer = "refuse"
-	case onSecond.key == 4:
+	case onSecond.CompletionKey == 4:
 		f.Answer = "move"
-	case onFirst.key == 4:
+	case onFirst.CompletionKey == 4:
 		f.Answer = "ignore"
 	default:
 		f.Answer = "lost"
@@ -269,7 +261,7 @@ func levelWithoutIO(port windows.Handle) (Fact, error) {
 		return Fact{}, err
 	}
 	f := Fact{Answer: "dequeue", Detail: "IN again after a dequeue, no I/O between, within 1 s: yes"}
-	if !ok || again.key != 6 {
+	if !ok || again.CompletionKey != 6 {
 		f.Answer, f.Detail = "change", "IN again after a dequeue, no I/O between, within 1 s: no"
 	}
 	return f, nil
@@ -306,8 +298,8 @@ func overlappedField(port windows.Handle) (Fact, error) {
 	if err != nil {
 		return Fact{}, err
 	}
-	f := Fact{Answer: "null", Detail: fmt.Sprintf("lpOverlapped %#x, Internal %#x", e.overlapped, e.internal)}
-	if e.overlapped != 0 {
+	f := Fact{Answer: "null", Detail: fmt.Sprintf("lpOverlapped %#x, Internal %#x", e.Overlapped, e.Internal)}
+	if e.Overlapped != 0 {
 		f.Answer = "junk"
 	}
 	return f, nil
