@@ -406,8 +406,12 @@ func (p *Poller) Wait(events []Event, timeout time.Duration) (int, error) {
 			return 0, ErrClosed
 		case woken:
 			return n, nil
-		case got == batch && n < len(events):
-			continue // a full batch: more may be queued
+		case got == batch && k > 0 && n < len(events):
+			// A full batch: more may be queued. Only while a batch brings
+			// a new event: an OS that queues a level condition again as
+			// soon as its packet leaves would otherwise feed this loop
+			// for ever with events merged into those it has.
+			continue
 		case n > 0:
 			return n, nil
 		case timeout >= 0 && !time.Now().Before(deadline):
