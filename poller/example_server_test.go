@@ -180,7 +180,9 @@ func (s *server) accept() {
 			return
 		}
 	}
-	if err := s.p.Modify(s.listener, listenerKey, poller.Readable, poller.OneShotLevel); err != nil {
+	// ErrClosed: the last stream ended, and the server closed the poller,
+	// while this goroutine was still taking connections.
+	if err := s.p.Modify(s.listener, listenerKey, poller.Readable, poller.OneShotLevel); err != nil && !errors.Is(err, poller.ErrClosed) {
 		s.fail(err)
 	}
 }
