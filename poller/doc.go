@@ -46,6 +46,8 @@
 //     SOCK_NOTIFY_EVENT_ERR.
 //   - Sockets of Go's net package are already tied to the runtime's own
 //     completion port; AFD polls them all the same (see the example of
-//     [Poller.Add]), while ProcessSocketNotifications may refuse them. Use
-//     plain Winsock sockets.
+//     [Poller.Add]). Whether ProcessSocketNotifications accepts them is not
+//     yet known (internal/psnfacts asks it on Windows); if it refuses one,
+//     Add returns an error that says so and matches windows.WSAEINVAL.
+//     Use plain Winsock sockets.
 package poller

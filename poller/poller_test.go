@@ -8,6 +8,7 @@ package poller
 import (
 	"errors"
 	"net"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -15,6 +16,7 @@ import (
 	"golang.org/x/sys/windows"
 
 	"github.com/sockstate/sockstate"
+	"github.com/sockstate/sockstate/internal/psnmodel"
 	"github.com/sockstate/sockstate/internal/sockettest"
 	"github.com/sockstate/sockstate/internal/winsock"
 )
@@ -46,6 +48,15 @@ func forEachBackend(t *testing.T, test func(t *testing.T, p *Poller)) {
 			test(t, p)
 		})
 	}
+}
+
+// modelSwitch returns a switch of the reference model of
+// ProcessSocketNotifications when the tests run against it, else "".
+func modelSwitch(name string) string {
+	if psnmodel.Active == nil {
+		return ""
+	}
+	return psnmodel.Active.Switch(name)
 }
 
 // expect waits up to 5 s for an event for key with all of want.
@@ -230,9 +241,13 @@ func TestEdgeUndrained(t *testing.T) {
 		expect(t, p, 8, Readable)
 		if p.Backend() == AFD {
 			expect(t, p, 8, Readable)
-		} else {
-			expectQuiet(t, p, 8, quiet)
+			return
 		}
+		expectQuiet(t, p, 8, quiet)
+		// Nor is more data while some is unread a new edge (Windows, as
+		// observed: psn-behaviour.md Q5).
+		sockettest.Send(t, client, "more")
+		expectQuiet(t, p, 8, quiet)
 	})
 }
 
@@ -577,10 +592,11 @@ func TestCallAllocs(t *testing.T) {
 	})
 }
 
-// TestNetPackageSocket records what each backend does with a socket of Go's
-// net package, which the runtime has tied to its own completion port: AFD
-// polls it like any other; ProcessSocketNotifications may refuse it, and
-// must then say so at Add.
+// TestNetPackageSocket: a socket of Go's net package, which the runtime
+// has tied to its own completion port. AFD polls it like any other.
+// ProcessSocketNotifications accepts it, and its events come, or refuses
+// it at Add with an error that matches WSAEINVAL and names the cause, and
+// holds no slot; against the model, the answer of its switch tied_socket.
 func TestNetPackageSocket(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, p *Poller) {
 		l, err := net.Listen("tcp4", "127.0.0.1:0")
@@ -610,9 +626,23 @@ func TestNetPackageSocket(t *testing.T) {
 		var h windows.Handle
 		raw.Control(func(fd uintptr) { h = windows.Handle(fd) })
 
-		if err := p.Add(h, 50, Readable, Level); err != nil {
-			if p.Backend() == AFD {
+		err = p.Add(h, 50, Readable, Level)
+		answer := modelSwitch("tied_socket")
+		switch {
+		case p.Backend() == AFD:
+			if err != nil {
 				t.Fatalf("AFD refused a net package socket: %v", err)
+			}
+		case err == nil && answer == "refuse":
+			t.Fatal("the model refuses a net package socket (tied_socket=refuse), and Add accepted it")
+		case err != nil && answer == "accept":
+			t.Fatalf("the model accepts a net package socket (tied_socket=accept), and Add refused it: %v", err)
+		case err != nil:
+			if !errors.Is(err, windows.WSAEINVAL) || !strings.Contains(err.Error(), "completion port") {
+				t.Errorf("the refusal does not match WSAEINVAL or name the cause: %v", err)
+			}
+			if n := p.slotsInUse(); n != 0 {
+				t.Errorf("%d slots in use after the refusal", n)
 			}
 			t.Logf("%v refuses a net package socket at Add: %v", p.Backend(), err)
 			return

@@ -5,6 +5,7 @@ package poller
 
 import (
 	"errors"
+	"fmt"
 
 	"golang.org/x/sys/windows"
 
@@ -24,7 +25,17 @@ type psn struct {
 	regs  []sockstate.SockNotifyRegistration // flush's batch, reused
 }
 
-func (b *psn) arm(i int32) error { return b.apply(b.registration(i)) }
+func (b *psn) arm(i int32) error {
+	err := b.apply(b.registration(i))
+	if errors.Is(err, windows.WSAEINVAL) {
+		// The poller's filter and trigger flags are valid: what the OS
+		// refuses is the socket's tie to another completion port.
+		return fmt.Errorf("poller: ProcessSocketNotifications refused socket %#x, which is tied to another "+
+			"completion port (as every socket of Go's net package is, to the runtime's): register a plain "+
+			"Winsock socket, or use the AFD backend: %w", uintptr(b.p.at(i).socket), err)
+	}
+	return err
+}
 
 // registration is the ENABLE of slot i with its interest and mode.
 func (b *psn) registration(i int32) sockstate.SockNotifyRegistration {

@@ -6,11 +6,17 @@
 package psnfacts
 
 import (
+	"os"
 	"testing"
 
 	"github.com/sockstate/sockstate"
 	"github.com/sockstate/sockstate/internal/psnmodel"
 )
+
+func TestMain(m *testing.M) {
+	Child() // the questions asked in a process of their own
+	os.Exit(m.Run())
+}
 
 // TestRecord asks every question. Against the reference model each answer
 // must be the value of its switch; on Windows the answers are logged (and

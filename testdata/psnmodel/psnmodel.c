@@ -12,29 +12,43 @@
  * does. A change here comes with a change there. Runs against it are
  * labelled "model" and never count as Windows passes.
  *
- * How it works: registrations live in a table keyed by socket. The model
- * watches each socket with IOCTL_AFD_POLL requests on a device handle tied
- * to a completion port of its own, served by one worker thread, and samples
- * a socket's state with a zero-timeout AFD poll. It posts notifications to
- * the caller's port with PostQueuedCompletionStatus: the registration's key,
- * the SOCK_NOTIFY_EVENT_* bits as the byte count. The dequeue half of the
- * call is GetQueuedCompletionStatusEx on the caller's port.
+ * How it works: registrations live in tables keyed by socket and by port
+ * and key. The model learns of a socket's changes the way afd.sys does,
+ * when they happen, never by sampling on a timer:
+ *   - a condition rises (data, a connection, room, a hang-up): an
+ *     IOCTL_AFD_POLL request it keeps out for the conditions that do not
+ *     hold completes, on a completion port of its own served by one worker
+ *     thread; or, on a loopback connection, the peer's send returns
+ *     (hooks.c), and the model reads the registered end's state at once;
+ *   - a condition falls (a drain, a full send buffer, an empty accept
+ *     queue): the caller's own recv, send or accept returns, which the
+ *     model watches (hooks.c);
+ *   - a packet leaves the caller's port: the caller's dequeue returns
+ *     (hooks.c);
+ *   - a socket is closed: closesocket reaches NtClose (hooks.c).
+ * It reads a socket's state with a zero-timeout AFD poll, posts
+ * notifications with PostQueuedCompletionStatus (the registration's key,
+ * the SOCK_NOTIFY_EVENT_* bits as the byte count), and dequeues with
+ * GetQueuedCompletionStatusEx.
  *
  * What nobody has observed is a switch, read from the environment variable
  * SOCKSTATE_PSN_MODEL ("name=value,..."; SPEC.md lists them).
  *
  * Build (scripts/test.sh does): CC -shared -O2 -Wall -Werror -o psnmodel.dll
- *   psnmodel.c psnmodel.def -lws2_32 -lntdll -Wl,--kill-at
+ *   psnmodel.c hooks.c psnmodel.def -lws2_32 -lntdll -lpsapi -Wl,--kill-at
  */
 #define WIN32_LEAN_AND_MEAN
 #include <winsock2.h>
 #include <windows.h>
 #include <winternl.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "../socknotify.h"
+#include "../afd.h"
+#include "model.h"
 
 /* SOCK_NOTIFY_EVENT_* (NE_: winbase.h has EV_ names of its own). */
 #define NE_IN 0x01u
@@ -51,18 +65,15 @@
 #define TR_LEVEL 0x04
 #define TR_EDGE 0x08
 
-#include "../afd.h"
 #define AFD_ALL (AFD_POLL_RECEIVE | AFD_POLL_SEND | AFD_POLL_DISCONNECT | AFD_POLL_ABORT | AFD_POLL_LOCAL_CLOSE | AFD_POLL_ACCEPT | AFD_POLL_CONNECT_FAIL)
-#define STATUS_PENDING_ 0x00000103L
 
 NTSTATUS NTAPI NtCancelIoFileEx(HANDLE, PIO_STATUS_BLOCK, PIO_STATUS_BLOCK);
 NTSTATUS NTAPI NtQueryIoCompletion(HANDLE, int, PVOID, ULONG, PULONG);
 
-/* Timing (SPEC.md, "What the model cannot see"). */
-#define SAMPLE_MS 2       /* how often held conditions are sampled */
-#define DEQUEUE_GUESS_MS 2000 /* a level packet not seen dequeued is taken as dequeued */
-#define REREPORT_MS 2000  /* a held edge is reported again: late, never lost */
-#define WATCH_MS 50       /* every registration is sampled in turn, WATCH_N a time */
+/* The safety net (SPEC.md, "What the model cannot see"): every enabled
+ * registration is read again in turn, WATCH_N every WATCH_MS, and reports
+ * only a change it finds, never a condition that merely still holds. */
+#define WATCH_MS 50
 #define WATCH_N 32
 
 /* ---- switches ---------------------------------------------------------- */
@@ -75,6 +86,7 @@ enum { EMPTY_OK, EMPTY_EINVAL };
 enum { LEVEL_DEQUEUE, LEVEL_CHANGE };
 enum { RESULT_ZERO, RESULT_ONE };
 enum { OV_NULL, OV_JUNK };
+enum { TIED_ACCEPT, TIED_REFUSE };
 
 static const struct {
     const char *name;
@@ -88,9 +100,10 @@ static const struct {
     {"level", {"dequeue", "change"}},
     {"result", {"zero", "one"}},
     {"overlapped", {"null", "junk"}},
+    {"tied_socket", {"accept", "refuse"}},
 };
 #define NSWITCH (sizeof switchDefs / sizeof switchDefs[0])
-enum { SW_TRIGGER, SW_REMOVE_PACKET, SW_REMOVE_CLOSED, SW_SECOND_PORT, SW_EMPTY_CALL, SW_LEVEL, SW_RESULT, SW_OVERLAPPED };
+enum { SW_TRIGGER, SW_REMOVE_PACKET, SW_REMOVE_CLOSED, SW_SECOND_PORT, SW_EMPTY_CALL, SW_LEVEL, SW_RESULT, SW_OVERLAPPED, SW_TIED_SOCKET };
 
 static int sw[NSWITCH];
 static char switchError[200];
@@ -128,108 +141,157 @@ static void parseSwitches(void)
 
 /* ---- registrations ----------------------------------------------------- */
 
-/* ident tells sockets apart when a closed socket's handle is reused. */
+/* A connection's two addresses: a registered socket's (own, peer) is the
+ * sending peer's (peer, own). */
 typedef struct {
-    int type;
-    int localLen, peerLen; /* 0: unbound, not connected */
-    char local[64], peer[64];
-} ident;
+    struct sockaddr_storage a, b;
+    int alen, blen;
+} pair;
 
 typedef struct reg {
     SOCKET sock;
-    ident id0;
-    HANDLE base;       /* SIO_BASE_HANDLE: what AFD knows */
+    HANDLE base;        /* SIO_BASE_HANDLE: what AFD knows */
     HANDLE port;
-    ULONG_PTR key;     /* fixed when the registration is created */
-    ULONG want;        /* SOCK_NOTIFY_EVENT_* bits it reports: filter, ERR */
-    BOOL edge, oneshot, enabled;
+    ULONG_PTR key;      /* fixed when the registration is created */
     UINT32 id;
-    ULONG afdNow;      /* AFD events at the last sample */
-    ULONG sig;         /* FIONREAD at the last sample: I/O changes it */
-    ULONG quiet;       /* held bits not to report until they change */
-    DWORD quietSince;
-    ULONG pending;     /* level: packets posted and not seen dequeued */
-    BOOL enabledSince; /* level: ENABLEd while a packet may still be queued */
-    ULONG pendingBits;
-    DWORD postedAt;
-    ULONG64 lastSeq;   /* the port's count of model packets at its last post */
+    int type;           /* SOCK_STREAM, SOCK_DGRAM, ... */
+    ULONG want;         /* SOCK_NOTIFY_EVENT_* bits it reports: filter, ERR */
+    BOOL edge, oneshot, enabled;
+    ULONG afd;          /* AFD conditions known to hold */
+    ULONG queued;       /* its packets in the port, not yet dequeued */
+    ULONG queuedBits;   /* the conditions in them */
+    BOOL recheck;       /* level=dequeue: a packet left; the next dequeue reports what holds */
+    size_t slot;        /* index in table */
+    pair ends;          /* a connected stream socket's own address and its peer's */
+    BOOL byEnds;        /* in byAddr */
+    struct reg *nextSock, *nextKey, *nextAddr;
     /* the AFD poll out for this registration */
     IO_STATUS_BLOCK iosb;
     AFD_POLL_INFO poll;
     BOOL inflight, dead;
-    ULONG inflightMask;
+    ULONG inflightMask, seenRise; /* rises seen since it went out: not news when it completes */
 } reg;
 
-/*
- * A port the model posts to. A port hands out packets in the order they
- * were queued, so of the posted packets, at least posted - depth have been
- * dequeued (exactly that many when no one else posts to the port): the
- * oldest ones.
- */
-typedef struct {
-    HANDLE h;
-    ULONG64 posted;  /* packets the model posted */
-    ULONG64 gone;    /* of those, how many are known dequeued */
-} portInfo;
+#define NBUCKET 4096u
+static reg *bySock[NBUCKET], *byKey[NBUCKET], *byAddr[NBUCKET];
+static reg **table; /* every live registration, for the safety net */
+static size_t nregs, capregs;
+static reg **rechecks; /* level=dequeue: registrations whose packet left */
+static size_t nrechecks, caprechecks;
+static UINT32 nextID;
 
-static portInfo *ports;
-static size_t nports, capports;
+/* Handles tied to a completion port (NtSetInformationFile), for the
+ * switch tied_socket. */
+typedef struct tie {
+    HANDLE h;
+    struct tie *next;
+} tie;
+static tie *ties[NBUCKET];
+static volatile LONG nties;
+
+/* The peer address of each stream socket that sent, learnt at its first
+ * send, for the fast path of a loopback arrival (afterSocketCall). */
+typedef struct peer {
+    HANDLE h;
+    pair ends; /* (its peer's address, its own) */
+    struct peer *next;
+} peer;
+static peer *peers[NBUCKET];
 
 static CRITICAL_SECTION lk;
-static reg **table;
-static size_t nregs, capregs;
-static UINT32 nextID;
-static HANDLE mport;   /* the model's own port: AFD completions and wake-ups */
-static HANDLE adev;    /* \Device\Afd, tied to mport */
-static HANDLE sdev;    /* \Device\Afd for zero-timeout samples */
+static HANDLE mport; /* the model's own port: AFD completions and wake-ups */
+static HANDLE adev;  /* \Device\Afd, tied to mport */
+static HANDLE sdev;  /* \Device\Afd for zero-timeout reads of the state */
 static HANDLE sevent;
 static DWORD initError;
 
 #define KEY_AFD 1
-#define KEY_WAKE 2
 
-static reg *find(SOCKET s)
+static unsigned hashOf(ULONG_PTR a, ULONG_PTR b)
 {
-    for (size_t i = 0; i < nregs; i++)
-        if (table[i]->sock == s)
-            return table[i];
-    return NULL;
+    ULONG_PTR x = a * 0x9E3779B1u ^ b * 0x85EBCA77u;
+    return (unsigned)(x ^ x >> 13 ^ x >> 23) % NBUCKET;
 }
 
-static void identify(SOCKET s, ident *id)
+static unsigned hashPair(const pair *p)
 {
-    int len = sizeof id->type;
-    memset(id, 0, sizeof *id);
-    getsockopt(s, SOL_SOCKET, SO_TYPE, (char *)&id->type, &len);
-    id->localLen = sizeof id->local;
-    if (getsockname(s, (struct sockaddr *)id->local, &id->localLen) != 0)
-        id->localLen = 0;
-    id->peerLen = sizeof id->peer;
-    if (getpeername(s, (struct sockaddr *)id->peer, &id->peerLen) != 0)
-        id->peerLen = 0;
+    ULONG_PTR x = 0;
+    for (int i = 0; i < p->alen; i++)
+        x = x * 131 + ((const BYTE *)&p->a)[i];
+    for (int i = 0; i < p->blen; i++)
+        x = x * 131 + ((const BYTE *)&p->b)[i];
+    return hashOf(x, 0);
 }
 
-/*
- * sameSocket reports whether r's socket is still the one registered, not
- * another that reuses its handle: its type is the same and an address it
- * had has not changed (binding and connecting add one).
- */
-static BOOL sameSocket(reg *r)
+static BOOL samePair(const pair *p, const pair *q)
 {
-    ident now;
-    identify(r->sock, &now);
-    if (now.type != r->id0.type ||
-        (r->id0.localLen && (now.localLen != r->id0.localLen || memcmp(now.local, r->id0.local, now.localLen) != 0)) ||
-        (r->id0.peerLen && now.peerLen && (now.peerLen != r->id0.peerLen || memcmp(now.peer, r->id0.peer, now.peerLen) != 0)))
-        return FALSE;
-    if (now.localLen)
-        memcpy(r->id0.local, now.local, r->id0.localLen = now.localLen);
-    if (now.peerLen)
-        memcpy(r->id0.peer, now.peer, r->id0.peerLen = now.peerLen);
-    return TRUE;
+    return p->alen == q->alen && p->blen == q->blen &&
+           memcmp(&p->a, &q->a, (size_t)p->alen) == 0 && memcmp(&p->b, &q->b, (size_t)p->blen) == 0;
 }
 
-static reg *add(void)
+/* endsOf reads the addresses of a connected socket: (own, peer), or with
+ * swap (peer, own); FALSE if it has no peer. */
+static BOOL endsOf(SOCKET s, pair *p, BOOL swap)
+{
+    struct sockaddr_storage *own = swap ? &p->b : &p->a, *other = swap ? &p->a : &p->b;
+    int *ownLen = swap ? &p->blen : &p->alen, *otherLen = swap ? &p->alen : &p->blen;
+    memset(p, 0, sizeof *p);
+    *ownLen = *otherLen = sizeof p->a;
+    return getsockname(s, (struct sockaddr *)own, ownLen) == 0 && getpeername(s, (struct sockaddr *)other, otherLen) == 0;
+}
+
+static reg *findPair(const pair *p)
+{
+    reg *r = byAddr[hashPair(p)];
+    while (r != NULL && !samePair(&r->ends, p))
+        r = r->nextAddr;
+    return r;
+}
+
+/* lock and unlock guard every table; the model's own calls on a thread
+ * that holds the lock pass the hooks by. */
+static void lock(void)
+{
+    EnterCriticalSection(&lk);
+    setBusy(TRUE);
+}
+
+static void unlock(void)
+{
+    setBusy(FALSE);
+    LeaveCriticalSection(&lk);
+}
+
+static reg *findSock(SOCKET s)
+{
+    reg *r = bySock[hashOf(s, 0)];
+    while (r != NULL && r->sock != s)
+        r = r->nextSock;
+    return r;
+}
+
+static void linkKey(reg *r)
+{
+    reg **head = &byKey[hashOf((ULONG_PTR)r->port, r->key)];
+    r->nextKey = *head;
+    *head = r;
+}
+
+/* unlink_ takes r out of the chain at head, linked through the field at
+ * offset next (offsetof(reg, nextSock), ...). */
+static void unlink_(reg **head, reg *r, size_t next)
+{
+#define NEXT(x) (*(reg **)((char *)(x) + next))
+    for (reg **p = head; *p != NULL; p = &NEXT(*p)) {
+        if (*p == r) {
+            *p = NEXT(r);
+            return;
+        }
+    }
+#undef NEXT
+}
+
+static reg *add(SOCKET s)
 {
     if (nregs == capregs) {
         size_t cap = capregs ? 2 * capregs : 64;
@@ -240,55 +302,47 @@ static reg *add(void)
         capregs = cap;
     }
     reg *r = calloc(1, sizeof *r);
-    if (r != NULL)
-        table[nregs++] = r;
+    if (r == NULL)
+        return NULL;
+    r->sock = s;
+    r->slot = nregs;
+    table[nregs++] = r;
+    reg **head = &bySock[hashOf(s, 0)];
+    r->nextSock = *head;
+    *head = r;
     return r;
 }
 
-/* forgetPort drops h's counts once no registration posts to it: its
- * handle may be closed and reused for another port. */
-static void forgetPort(HANDLE h)
+static void dropRecheck(reg *r)
 {
-    for (size_t i = 0; i < nregs; i++)
-        if (table[i]->port == h)
-            return;
-    for (size_t i = 0; i < nports; i++) {
-        if (ports[i].h == h) {
-            ports[i] = ports[--nports];
+    if (!r->recheck)
+        return;
+    r->recheck = FALSE;
+    for (size_t i = 0; i < nrechecks; i++) {
+        if (rechecks[i] == r) {
+            rechecks[i] = rechecks[--nrechecks];
             return;
         }
     }
 }
 
-/* kill takes r out of the table; its memory goes once no poll is out. */
+/* kill takes r out of the tables; its memory goes once no poll is out. */
 static void kill(reg *r)
 {
-    for (size_t i = 0; i < nregs; i++) {
-        if (table[i] == r) {
-            table[i] = table[--nregs];
-            break;
-        }
-    }
+    table[r->slot] = table[--nregs];
+    table[r->slot]->slot = r->slot;
+    unlink_(&bySock[hashOf(r->sock, 0)], r, offsetof(reg, nextSock));
+    unlink_(&byKey[hashOf((ULONG_PTR)r->port, r->key)], r, offsetof(reg, nextKey));
+    if (r->byEnds)
+        unlink_(&byAddr[hashPair(&r->ends)], r, offsetof(reg, nextAddr));
+    dropRecheck(r);
     r->dead = TRUE;
-    forgetPort(r->port);
     if (r->inflight) {
         IO_STATUS_BLOCK io;
         NtCancelIoFileEx(adev, &r->iosb, &io);
         return;
     }
     free(r);
-}
-
-/* live finds s's registration; one of a closed socket whose handle is
- * reused is removed silently, as closesocket removed it. */
-static reg *live(SOCKET s)
-{
-    reg *r = find(s);
-    if (r != NULL && !sameSocket(r)) {
-        kill(r);
-        return NULL;
-    }
-    return r;
 }
 
 static ULONG toNotify(ULONG afd)
@@ -326,12 +380,12 @@ static BOOL isSocket(SOCKET s)
     return s != INVALID_SOCKET && getsockopt(s, SOL_SOCKET, SO_TYPE, (char *)&type, &len) == 0;
 }
 
-/* sample reads the socket's AFD state now; FALSE if it is gone. */
-static BOOL sample(reg *r)
+/* state reads the socket's AFD conditions now into *afd; FALSE if it is
+ * gone. */
+static BOOL state(reg *r, ULONG *afd)
 {
     AFD_POLL_INFO info = {0};
     IO_STATUS_BLOCK iosb = {0};
-    u_long nread = 0;
     info.Timeout.QuadPart = 0;
     info.NumberOfHandles = 1;
     info.Handle = r->base;
@@ -341,7 +395,7 @@ static BOOL sample(reg *r)
      * back as the answer. */
     ResetEvent(sevent);
     iosb.Status = STATUS_PENDING_;
-    NTSTATUS s = NtDeviceIoControlFile(sdev, sevent, NULL, NULL, &iosb, IOCTL_AFD_POLL, &info, sizeof info, &info, sizeof info);
+    NTSTATUS s = modelIoctl(sdev, sevent, NULL, NULL, &iosb, IOCTL_AFD_POLL, &info, sizeof info, &info, sizeof info);
     if (s == STATUS_PENDING_) {
         /* Wine may signal the event before the status is written: wait
          * in short steps until it is, never for a signal that came. */
@@ -351,15 +405,8 @@ static BOOL sample(reg *r)
     }
     if (s < 0)
         return FALSE;
-    r->afdNow = info.NumberOfHandles ? info.Events : 0;
-    if (r->afdNow & AFD_POLL_LOCAL_CLOSE)
-        return FALSE;
-    if (ioctlsocket(r->sock, FIONREAD, &nread) != 0)
-        nread = 0;
-    if (nread > r->sig && (r->quiet & NE_IN))
-        r->quiet &= ~NE_IN; /* more to read than before: maybe drained and refilled */
-    r->sig = nread;
-    return TRUE;
+    *afd = info.NumberOfHandles ? info.Events : 0;
+    return !(*afd & AFD_POLL_LOCAL_CLOSE);
 }
 
 static ULONG_PTR overlappedValue(reg *r)
@@ -368,52 +415,39 @@ static ULONG_PTR overlappedValue(reg *r)
     return sw[SW_OVERLAPPED] == OV_JUNK ? 7 + 16 * (ULONG_PTR)(r->id % 250) : 0;
 }
 
-static portInfo *portOf(HANDLE h)
-{
-    for (size_t i = 0; i < nports; i++)
-        if (ports[i].h == h)
-            return &ports[i];
-    if (nports == capports) {
-        size_t cap = capports ? 2 * capports : 8;
-        portInfo *p = realloc(ports, cap * sizeof *p);
-        if (p == NULL)
-            return NULL;
-        ports = p;
-        capports = cap;
-    }
-    ports[nports] = (portInfo){h, 0, 0};
-    return &ports[nports++];
-}
-
 static void post(reg *r, ULONG bits)
 {
-    portInfo *p = portOf(r->port);
-    if (p != NULL)
-        r->lastSeq = ++p->posted;
-    PostQueuedCompletionStatus(r->port, bits, r->key, (LPOVERLAPPED)overlappedValue(r));
-}
-
-static DWORD workerWait = INFINITE; /* the worker's timeout, set under lk */
-
-/* needTicks makes sure the worker samples every SAMPLE_MS. */
-static void needTicks(void)
-{
-    if (workerWait != SAMPLE_MS) {
-        workerWait = SAMPLE_MS;
-        PostQueuedCompletionStatus(mport, 0, KEY_WAKE, NULL);
+    if (PostQueuedCompletionStatus(r->port, bits, r->key, (LPOVERLAPPED)overlappedValue(r))) {
+        r->queued++;
+        r->queuedBits |= bits;
     }
 }
 
-/* arm keeps an AFD poll out for what can rise: AFD bits false now. */
+/* report posts bits if the registration is enabled: a level condition
+ * already in a queued packet is not posted again (one packet at a time,
+ * later readiness coalesced into it); a one-shot one is disabled. */
+static void report(reg *r, ULONG bits)
+{
+    if (!r->enabled)
+        return;
+    if (!r->edge)
+        bits &= ~r->queuedBits;
+    if (bits == 0)
+        return;
+    post(r, bits);
+    if (r->oneshot)
+        r->enabled = FALSE;
+}
+
+/* arm keeps an AFD poll out for what can rise: the conditions that do not
+ * hold, and the socket's close. */
 static void arm(reg *r)
 {
-    ULONG mask = AFD_POLL_LOCAL_CLOSE;
-    if (r->enabled)
-        mask |= toAFD(r->want) & ~r->afdNow;
+    ULONG mask = AFD_POLL_LOCAL_CLOSE | (toAFD(r->want) & ~r->afd);
     if (r->inflight) {
         if (r->inflightMask != mask) {
             IO_STATUS_BLOCK io;
-            NtCancelIoFileEx(adev, &r->iosb, &io); /* re-armed when it comes back */
+            NtCancelIoFileEx(adev, &r->iosb, &io); /* armed again when it comes back */
         }
         return;
     }
@@ -423,7 +457,8 @@ static void arm(reg *r)
     r->poll.NumberOfHandles = 1;
     r->poll.Handle = r->base;
     r->poll.Events = mask;
-    NTSTATUS s = NtDeviceIoControlFile(adev, NULL, NULL, r, &r->iosb, IOCTL_AFD_POLL, &r->poll, sizeof r->poll, &r->poll, sizeof r->poll);
+    r->seenRise = 0;
+    NTSTATUS s = modelIoctl(adev, NULL, NULL, r, &r->iosb, IOCTL_AFD_POLL, &r->poll, sizeof r->poll, &r->poll, sizeof r->poll);
     if (s >= 0) {
         r->inflight = TRUE;
         r->inflightMask = mask;
@@ -431,110 +466,36 @@ static void arm(reg *r)
 }
 
 /*
- * evaluate samples r and posts what it owes: level, what holds and is not
- * in a packet already; edge, what rose since it was last reported or
- * enabled. Then it re-arms the AFD poll. FALSE if the socket is gone, which
- * removes the registration without a packet.
+ * update takes the conditions that hold now, afd, and reports what the
+ * rules owe: edge, what rose (or is known to have risen, rose); level,
+ * what holds once something rose, or when again is set (level=change:
+ * the caller's I/O; level=dequeue: a dequeue after a dequeued packet).
+ * Then it re-arms the AFD poll.
  */
-static BOOL evaluate(reg *r)
+static void update(reg *r, ULONG afd, ULONG rose, BOOL again)
 {
-    if (!sample(r)) {
+    ULONG risen = afd & ~r->afd;
+    r->seenRise |= risen;
+    rose = (toNotify(risen) | rose) & r->want;
+    r->afd = afd;
+    if (r->edge)
+        report(r, rose);
+    else if (rose || again)
+        report(r, (toNotify(afd) & r->want) | rose);
+    arm(r);
+}
+
+/* refresh reads the socket and updates r; FALSE if the socket is gone,
+ * which removes the registration without a packet. */
+static BOOL refresh(reg *r, ULONG rose, BOOL again)
+{
+    ULONG afd;
+    if (!state(r, &afd)) {
         kill(r);
         return FALSE;
     }
-    ULONG cond = toNotify(r->afdNow) & r->want;
-    r->quiet &= cond; /* a fallen condition may rise again */
-    if (r->quiet && GetTickCount() - r->quietSince >= REREPORT_MS)
-        r->quiet = 0;
-    if (r->enabled) {
-        ULONG bits = cond & ~r->quiet;
-        if (!r->edge)
-            bits &= ~r->pendingBits;
-        if (bits) {
-            post(r, bits);
-            needTicks();
-            if (r->edge) {
-                r->quiet |= bits;
-                r->quietSince = GetTickCount();
-            } else {
-                r->pending++;
-                r->pendingBits |= bits;
-                r->postedAt = GetTickCount();
-            }
-            if (r->oneshot)
-                r->enabled = FALSE;
-        }
-    }
-    arm(r);
+    update(r, afd, rose, again);
     return TRUE;
-}
-
-/* dequeued notes that a level packet of r left the port. */
-static void dequeued(reg *r, BOOL all)
-{
-    if (r->pending == 0)
-        return;
-    r->pending = all ? 0 : r->pending - 1;
-    if (r->pending == 0) {
-        /* An ENABLE may have come after the packet left the port: then
-         * it asked for a new report (late or duplicated, never lost). */
-        if (sw[SW_LEVEL] == LEVEL_CHANGE && !r->enabledSince) {
-            r->quiet |= r->pendingBits;
-            r->quietSince = GetTickCount();
-            needTicks();
-        }
-        r->pendingBits = 0;
-        r->enabledSince = FALSE;
-        evaluate(r);
-    }
-}
-
-/* portDepth returns how many packets wait on port, or -1. */
-static LONG portDepth(HANDLE port)
-{
-    LONG depth = -1;
-    ULONG len;
-    if (NtQueryIoCompletion(port, 0, &depth, sizeof depth, &len) < 0)
-        return -1;
-    return depth;
-}
-
-/* refresh counts the model's packets that are gone from p's port. */
-static void refresh(portInfo *p)
-{
-    LONG depth = portDepth(p->h);
-    if (depth >= 0 && p->posted - p->gone > (ULONG64)depth)
-        p->gone = p->posted - depth;
-}
-
-/* tick samples what needs sampling; it returns how soon to tick again. */
-static DWORD tick(void)
-{
-    DWORD next = INFINITE;
-    for (size_t i = 0; i < nports; i++)
-        refresh(&ports[i]);
-    for (size_t i = 0; i < nregs;) {
-        reg *r = table[i];
-        portInfo *p = r->pending ? portOf(r->port) : NULL;
-        if (r->pending && ((p != NULL && r->lastSeq <= p->gone) || GetTickCount() - r->postedAt >= DEQUEUE_GUESS_MS))
-            dequeued(r, TRUE);
-        else if (r->quiet && !evaluate(r))
-            continue; /* killed: table[i] is another one now */
-        if (i < nregs && table[i] == r && (r->quiet || r->pending))
-            next = SAMPLE_MS;
-        i++;
-    }
-    /* A change that the AFD poll out did not report (it is cancelled and
-     * submitted again as the conditions change; under load a completion
-     * can come late): each enabled registration is sampled in turn, and
-     * reports only what the rules above owe. */
-    static size_t watchNext;
-    for (size_t k = 0; k < WATCH_N && nregs > 0; k++) {
-        reg *r = table[watchNext++ % nregs];
-        if (r->enabled && !r->quiet && !r->pending)
-            evaluate(r);
-    }
-    return nregs > 0 && next == INFINITE ? WATCH_MS : next;
 }
 
 static void completed(OVERLAPPED_ENTRY *e)
@@ -547,11 +508,13 @@ static void completed(OVERLAPPED_ENTRY *e)
         free(r);
         return;
     }
-    if (r->iosb.Status >= 0 && r->poll.NumberOfHandles && (r->poll.Events & AFD_POLL_LOCAL_CLOSE)) {
-        kill(r); /* closesocket: removed, no packet */
+    ULONG got = r->iosb.Status >= 0 && r->poll.NumberOfHandles ? r->poll.Events & r->inflightMask : 0;
+    if (got & AFD_POLL_LOCAL_CLOSE) {
+        kill(r); /* closed without closesocket's NtClose seen: removed, no packet */
         return;
     }
-    evaluate(r);
+    /* What the poll saw rise, unless a read of the state saw it first. */
+    refresh(r, toNotify(got & ~r->seenRise), FALSE);
 }
 
 /* drain handles the model's own completions that have arrived. */
@@ -568,20 +531,230 @@ static DWORD WINAPI worker(LPVOID unused)
 {
     OVERLAPPED_ENTRY ents[64];
     ULONG n;
+    size_t next = 0;
     (void)unused;
+    setBusy(TRUE); /* the model's own thread: its dequeues are no caller's */
     for (;;) {
-        EnterCriticalSection(&lk);
-        DWORD wait = workerWait;
-        LeaveCriticalSection(&lk);
-        BOOL ok = GetQueuedCompletionStatusEx(mport, ents, 64, &n, wait, FALSE);
-        EnterCriticalSection(&lk);
+        BOOL ok = GetQueuedCompletionStatusEx(mport, ents, 64, &n, WATCH_MS, FALSE);
+        lock();
         for (ULONG i = 0; ok && i < n; i++)
             completed(&ents[i]);
-        workerWait = tick();
-        LeaveCriticalSection(&lk);
+        for (size_t k = 0; k < WATCH_N && k < nregs; k++) {
+            reg *r = table[next++ % nregs];
+            if (r->enabled)
+                refresh(r, 0, FALSE);
+        }
+        unlock();
     }
     return 0;
 }
+
+/* ---- what the hooks tell the model (hooks.c) --------------------------- */
+
+/* The caller's calls that change a condition. Wine issues its own codes
+ * (include/wine/afd.h, function numbers 200 and up); Windows issues
+ * afd.sys's (function 0x800 + AFD_RECEIVE and so on). */
+static BOOL codeIs(ULONG code, ULONG wine, ULONG native1, ULONG native2)
+{
+    ULONG fn = (code >> 2) & 0xFFF, dev = code >> 16;
+    return (dev == 0x12 /* FILE_DEVICE_NETWORK */ && fn == wine) || (dev == 1 && (fn == native1 || fn == native2));
+}
+static BOOL isReceive(ULONG code) { return codeIs(code, 205, 0x805, 0x806); } /* RECVMSG; RECEIVE, RECEIVE_DATAGRAM */
+static BOOL isSend(ULONG code) { return codeIs(code, 206, 0x807, 0x808) || codeIs(code, 207, 0, 0); } /* SENDMSG, TRANSMIT; SEND, SEND_DATAGRAM */
+static BOOL isAccept(ULONG code) { return codeIs(code, 201, 0x804, 0x820) || codeIs(code, 202, 0, 0); } /* ACCEPT, ACCEPT_INTO; ACCEPT, SUPER_ACCEPT */
+
+BOOL watching(void) { return nregs > 0 || nties > 0; }
+
+BOOL beforeSocketCall(HANDLE h, ULONG code, callNote *note)
+{
+    BOOL mine = isSend(code); /* any socket's: its peer may be registered */
+    note->code = code;
+    note->before = -1;
+    if (!isReceive(code) && !isSend(code) && !isAccept(code))
+        return FALSE;
+    lock();
+    reg *r = findSock((SOCKET)h);
+    if (r != NULL) {
+        mine = TRUE;
+        u_long n;
+        /* A stream read that takes all there was may empty the buffer. */
+        if (isReceive(code) && r->type == SOCK_STREAM && (r->afd & AFD_POLL_RECEIVE) && ioctlsocket(r->sock, FIONREAD, &n) == 0)
+            note->before = (LONG)n;
+    }
+    unlock();
+    return mine;
+}
+
+/* peerOf returns the cached (peer, own) addresses of stream socket h, read
+ * at its first send; NULL if it has no peer. */
+static const pair *peerOf(HANDLE h)
+{
+    peer **head = &peers[hashOf((ULONG_PTR)h, 0)], *p = *head;
+    while (p != NULL && p->h != h)
+        p = p->next;
+    if (p != NULL)
+        return &p->ends;
+    int type = 0, len = sizeof type;
+    if (getsockopt((SOCKET)h, SOL_SOCKET, SO_TYPE, (char *)&type, &len) != 0 || type != SOCK_STREAM ||
+        (p = malloc(sizeof *p)) == NULL)
+        return NULL;
+    if (!endsOf((SOCKET)h, &p->ends, TRUE)) {
+        free(p);
+        return NULL;
+    }
+    p->h = h;
+    p->next = *head;
+    *head = p;
+    return &p->ends;
+}
+
+/* arrived: h sent data. If its peer is a registered socket of this process
+ * that waits for data (a loopback connection), the data is in the peer's
+ * buffer now: read the peer's state at once, as afd.sys learns of an
+ * arrival when it happens, rather than when the model's AFD poll
+ * completes on its worker thread. */
+static void arrived(HANDLE h)
+{
+    const pair *ends = peerOf(h);
+    reg *r = ends != NULL ? findPair(ends) : NULL;
+    if (r != NULL && r->enabled && (r->want & NE_IN) && !(r->afd & AFD_POLL_RECEIVE))
+        refresh(r, 0, FALSE);
+}
+
+void afterSocketCall(HANDLE h, const callNote *note, NTSTATUS status, ULONG_PTR information)
+{
+    if (status == STATUS_PENDING_)
+        return; /* under way: the model learns its effect from the poll */
+    lock();
+    if (isSend(note->code) && status >= 0 && information > 0)
+        arrived(h);
+    reg *r = findSock((SOCKET)h);
+    if (r != NULL) {
+        BOOL wouldBlock = status == STATUS_DEVICE_NOT_READY_;
+        BOOL again = sw[SW_LEVEL] == LEVEL_CHANGE && !r->edge && status >= 0; /* a re-enabling call */
+        ULONG fell = 0;
+        u_long left;
+        if (isReceive(note->code)) {
+            /* Empty at that moment: the read would block, or it took all
+             * there was and nothing is left. A read that took all there
+             * was while more is there already cannot tell a drain and a
+             * refill from a buffer that never emptied: the model takes it
+             * as not drained (SPEC.md, "What the model cannot see"). */
+            if (wouldBlock || (status >= 0 && note->before > 0 && information >= (ULONG_PTR)note->before &&
+                               ioctlsocket(r->sock, FIONREAD, &left) == 0 && left == 0))
+                fell = AFD_POLL_RECEIVE;
+            else if (r->type != SOCK_STREAM && status >= 0)
+                again = TRUE; /* a datagram read: whether more wait, only a read of the state says */
+        } else if (isSend(note->code) && wouldBlock) {
+            fell = AFD_POLL_SEND;
+        } else if (isAccept(note->code)) {
+            fell = wouldBlock ? AFD_POLL_ACCEPT : 0;
+            again = again || status >= 0; /* whether more connections wait, only a read says */
+        }
+        if (fell) {
+            /* Anything there now came after: a rise. The poll, armed
+             * again for it, says so at once. */
+            r->afd &= ~fell;
+            arm(r);
+        }
+        if (again)
+            refresh(r, 0, sw[SW_LEVEL] == LEVEL_CHANGE);
+    }
+    unlock();
+}
+
+void beforeDequeue(HANDLE port)
+{
+    if (sw[SW_LEVEL] != LEVEL_DEQUEUE || nrechecks == 0)
+        return;
+    lock();
+    for (size_t i = 0; i < nrechecks;) {
+        reg *r = rechecks[i];
+        if (r->port != port) {
+            i++;
+            continue;
+        }
+        rechecks[i] = rechecks[--nrechecks];
+        r->recheck = FALSE;
+        refresh(r, 0, TRUE); /* reported again if it still holds */
+    }
+    unlock();
+}
+
+void dequeued(HANDLE port, ULONG_PTR key, ULONG_PTR apc)
+{
+    lock();
+    reg *r = byKey[hashOf((ULONG_PTR)port, key)];
+    while (r != NULL && !(r->port == port && r->key == key && r->queued > 0 && overlappedValue(r) == apc))
+        r = r->nextKey;
+    if (r != NULL && --r->queued == 0) {
+        r->queuedBits = 0;
+        if (sw[SW_LEVEL] == LEVEL_DEQUEUE && !r->edge && r->enabled && !r->recheck) {
+            if (nrechecks == caprechecks) {
+                size_t cap = caprechecks ? 2 * caprechecks : 64;
+                reg **t = realloc(rechecks, cap * sizeof *t);
+                if (t != NULL) {
+                    rechecks = t;
+                    caprechecks = cap;
+                }
+            }
+            if (nrechecks < caprechecks) {
+                rechecks[nrechecks++] = r;
+                r->recheck = TRUE;
+            }
+        }
+    }
+    unlock();
+}
+
+void closing(HANDLE h)
+{
+    lock();
+    for (peer **p = &peers[hashOf((ULONG_PTR)h, 0)]; *p != NULL; p = &(*p)->next) {
+        if ((*p)->h == h) {
+            peer *dead = *p;
+            *p = dead->next;
+            free(dead);
+            break;
+        }
+    }
+    tie **p = &ties[hashOf((ULONG_PTR)h, 0)];
+    while (*p != NULL && (*p)->h != h)
+        p = &(*p)->next;
+    if (*p != NULL) {
+        tie *t = *p;
+        *p = t->next;
+        free(t);
+        InterlockedDecrement(&nties);
+    }
+    reg *r = findSock((SOCKET)h);
+    if (r != NULL)
+        kill(r); /* closesocket: removed silently, no packet (B20) */
+    unlock();
+}
+
+void associated(HANDLE h)
+{
+    tie *t = malloc(sizeof *t);
+    if (t == NULL)
+        return;
+    lock();
+    t->h = h;
+    t->next = ties[hashOf((ULONG_PTR)h, 0)];
+    ties[hashOf((ULONG_PTR)h, 0)] = t;
+    InterlockedIncrement(&nties);
+    unlock();
+}
+
+static BOOL tied(HANDLE h)
+{
+    tie *t = ties[hashOf((ULONG_PTR)h, 0)];
+    while (t != NULL && t->h != h)
+        t = t->next;
+    return t != NULL;
+}
+
+/* ---- set-up -------------------------------------------------------------- */
 
 static HANDLE openAFD(void)
 {
@@ -611,6 +784,8 @@ static BOOL CALLBACK initOnce(PINIT_ONCE once, PVOID p, PVOID *ctx)
         initError = WSASYSCALLFAILURE;
         return TRUE;
     }
+    if ((initError = installHooks()) != 0)
+        return TRUE;
     HANDLE t = CreateThread(NULL, 0, worker, NULL, 0, NULL);
     if (t == NULL)
         initError = WSASYSCALLFAILURE;
@@ -656,55 +831,58 @@ static DWORD enable(HANDLE port, SOCK_NOTIFY_REGISTRATION *in)
         return WSAEINVAL;
     if (!isSocket(in->socket))
         return WSAENOTSOCK;
-    reg *r = live(in->socket);
+    reg *r = findSock(in->socket);
     DWORD result = 0;
     if (r != NULL) {
         if (r->port != port) {
             if (sw[SW_SECOND_PORT] == PORT_REFUSE)
                 return WSAEINVAL;
-            if (sw[SW_SECOND_PORT] == PORT_MOVE)
+            if (sw[SW_SECOND_PORT] == PORT_MOVE) {
+                unlink_(&byKey[hashOf((ULONG_PTR)r->port, r->key)], r, offsetof(reg, nextKey));
+                dropRecheck(r);
                 r->port = port;
+                r->queued = r->queuedBits = 0; /* its packets are on the old port */
+                linkKey(r);
+            }
         }
         if (sw[SW_RESULT] == RESULT_ONE)
             result = 1;
     } else {
         HANDLE base = NULL;
         DWORD n;
-        if (WSAIoctl(in->socket, SIO_BASE_HANDLE_, NULL, 0, &base, sizeof base, &n, NULL, NULL) != 0)
+        int type = 0, len = sizeof type;
+        if (sw[SW_TIED_SOCKET] == TIED_REFUSE && tied((HANDLE)in->socket))
+            return WSAEINVAL;
+        if (WSAIoctl(in->socket, SIO_BASE_HANDLE_, NULL, 0, &base, sizeof base, &n, NULL, NULL) != 0 ||
+            getsockopt(in->socket, SOL_SOCKET, SO_TYPE, (char *)&type, &len) != 0)
             return WSAENOTSOCK;
-        if ((r = add()) == NULL)
+        if ((r = add(in->socket)) == NULL)
             return WSAENOBUFS;
-        r->sock = in->socket;
         r->base = base;
         r->port = port;
         r->key = (ULONG_PTR)in->completionKey;
         r->id = ++nextID;
-        identify(r->sock, &r->id0);
+        r->type = type;
+        linkKey(r);
+        if (type == SOCK_STREAM && endsOf(in->socket, &r->ends, FALSE)) {
+            reg **head = &byAddr[hashPair(&r->ends)];
+            r->nextAddr = *head;
+            *head = r;
+            r->byEnds = TRUE;
+        }
+    }
+    ULONG afd;
+    if (!state(r, &afd)) {
+        kill(r);
+        return WSAENOTSOCK;
     }
     r->want = in->eventFilter | NE_ERR;
     r->edge = (t & TR_EDGE) != 0;
     r->oneshot = (t & TR_ONESHOT) != 0;
     r->enabled = TRUE;
-    if (!sample(r)) {
-        kill(r);
-        return WSAENOTSOCK;
-    }
-    /* Level reports what holds at once; edge waits for a change. */
-    r->quiet = r->edge ? toNotify(r->afdNow) & r->want : 0;
-    r->quietSince = GetTickCount();
-    if (r->pending) {
-        /* Gone already: this ENABLE came after the dequeue, and asks for
-         * a new report now. */
-        portInfo *p = portOf(r->port);
-        if (p != NULL)
-            refresh(p);
-        if (p != NULL && r->lastSeq <= p->gone)
-            r->pending = r->pendingBits = 0;
-    }
-    r->enabledSince = r->pending > 0;
-    if (r->quiet)
-        needTicks();
-    evaluate(r);
+    /* Level reports what holds at once; edge waits for a rise. */
+    r->afd = afd;
+    update(r, afd, 0, !r->edge);
     return result;
 }
 
@@ -719,24 +897,34 @@ static DWORD apply(HANDLE port, SOCK_NOTIFY_REGISTRATION *in)
     case OP_DISABLE:
         if (!isSocket(in->socket))
             return WSAENOTSOCK;
-        if ((r = live(in->socket)) != NULL) {
+        if ((r = findSock(in->socket)) != NULL) {
             r->enabled = FALSE;
-            arm(r);
+            dropRecheck(r);
         }
         return 0;
     case OP_REMOVE:
         if (!isSocket(in->socket))
             return WSAENOTSOCK;
-        if ((r = live(in->socket)) == NULL)
+        if ((r = findSock(in->socket)) == NULL)
             return WSAEINVAL;
-        ULONG bits = NE_REMOVE;
-        if (sw[SW_REMOVE_PACKET] == REMOVE_COALESCED && r->enabled && sample(r))
-            bits |= toNotify(r->afdNow) & r->want;
+        ULONG bits = NE_REMOVE, afd;
+        if (sw[SW_REMOVE_PACKET] == REMOVE_COALESCED && r->enabled && state(r, &afd))
+            bits |= toNotify(afd) & r->want;
         post(r, bits);
         kill(r);
         return 0;
     }
     return WSAEINVAL;
+}
+
+/* portDepth returns how many packets wait on port, or -1 if it is no port. */
+static LONG portDepth(HANDLE port)
+{
+    LONG depth = -1;
+    ULONG len;
+    if (NtQueryIoCompletion(port, 0, &depth, sizeof depth, &len) < 0)
+        return -1;
+    return depth;
 }
 
 DWORD WINAPI ProcessSocketNotifications(HANDLE completionPort, UINT32 registrationCount,
@@ -757,22 +945,23 @@ DWORD WINAPI ProcessSocketNotifications(HANDLE completionPort, UINT32 registrati
     if (portDepth(completionPort) < 0)
         return WSA_INVALID_HANDLE;
 
-    EnterCriticalSection(&lk);
-    drain(); /* closes and readiness that the worker has not seen yet */
+    lock();
+    drain(); /* readiness that the worker has not handled yet */
     if (sw[SW_REMOVE_CLOSED] == CLOSED_CALL) {
         for (UINT32 i = 0; i < registrationCount; i++) {
             if (registrationInfos[i].operation == OP_REMOVE && !isSocket(registrationInfos[i].socket)) {
-                LeaveCriticalSection(&lk);
+                unlock();
                 return WSAENOTSOCK; /* the whole call; nothing applied */
             }
         }
     }
     for (UINT32 i = 0; i < registrationCount; i++)
         registrationInfos[i].registrationResult = apply(completionPort, &registrationInfos[i]);
-    LeaveCriticalSection(&lk);
+    unlock();
 
     if (!completionCount)
         return 0;
+    /* The dequeue: the hooks see what it takes, as for any caller's. */
     ULONG n = 0;
     if (!GetQueuedCompletionStatusEx(completionPort, completionPortEntries, completionCount, &n, timeoutMs, FALSE)) {
         err = GetLastError();
@@ -780,17 +969,6 @@ DWORD WINAPI ProcessSocketNotifications(HANDLE completionPort, UINT32 registrati
         return err;
     }
     *receivedEntryCount = n;
-    EnterCriticalSection(&lk);
-    for (ULONG i = 0; i < n; i++) {
-        for (size_t j = 0; j < nregs; j++) {
-            reg *r = table[j];
-            if (r->port == completionPort && r->key == completionPortEntries[i].lpCompletionKey && r->pending) {
-                dequeued(r, FALSE);
-                break;
-            }
-        }
-    }
-    LeaveCriticalSection(&lk);
     return 0;
 }
 
@@ -798,17 +976,19 @@ DWORD WINAPI ProcessSocketNotifications(HANDLE completionPort, UINT32 registrati
 
 /*
  * PsnModelSwitches writes the switches in effect ("trigger=persistent,...")
- * or, if SOCKSTATE_PSN_MODEL is bad, "error: ..." into buf, and returns the
- * length it needs.
+ * or, if SOCKSTATE_PSN_MODEL is bad or the model could not start, "error:
+ * ..." into buf, and returns the length it needs.
  */
 UINT32 WINAPI PsnModelSwitches(char *buf, UINT32 len)
 {
     char out[512];
     size_t k = 0;
-    init();
+    DWORD err = init();
     if (switchError[0])
         k = snprintf(out, sizeof out, "error: SOCKSTATE_PSN_MODEL: %s", switchError);
-    for (size_t i = 0; !switchError[0] && i < NSWITCH; i++)
+    else if (err != 0)
+        k = snprintf(out, sizeof out, "error: the model could not start (watching the process's calls: error %lu)", err);
+    for (size_t i = 0; err == 0 && i < NSWITCH; i++)
         k += snprintf(out + k, sizeof out - k, "%s%s=%s", i ? "," : "", switchDefs[i].name, switchDefs[i].values[sw[i]]);
     if (buf != NULL && len > 0)
         snprintf(buf, len, "%s", out);
@@ -819,9 +999,9 @@ UINT32 WINAPI PsnModelSwitches(char *buf, UINT32 len)
 UINT32 WINAPI PsnModelRegistrations(void)
 {
     init();
-    EnterCriticalSection(&lk);
+    lock();
     drain();
     UINT32 n = (UINT32)nregs;
-    LeaveCriticalSection(&lk);
+    unlock();
     return n;
 }

@@ -20,6 +20,7 @@ import (
 )
 
 func main() {
+	psnfacts.Child() // the questions asked in a process of their own
 	v := windows.RtlGetVersion()
 	fmt.Printf("# ProcessSocketNotifications on Windows %d.%d.%d\n\n", v.MajorVersion, v.MinorVersion, v.BuildNumber)
 	if err := sockstate.LoadProcessSocketNotifications(); err != nil {
