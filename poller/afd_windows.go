@@ -53,8 +53,11 @@ func (b *afdBackend) arm(i int32) error {
 	if sl.afd.inflight {
 		// The poll out asks for the old interest: cancel it, and submit
 		// the new one when it comes back.
+		if err := b.dev.Cancel(b.polls.At(int(i))); err != nil {
+			return err // the old poll stays out, and is the registration
+		}
 		sl.afd.resubmit = true
-		return b.dev.Cancel(b.polls.At(int(i)))
+		return nil
 	}
 	return b.submit(i)
 }

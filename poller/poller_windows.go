@@ -229,7 +229,8 @@ func (p *Poller) Add(s windows.Handle, key uint64, interest Interest, mode Mode)
 
 // Modify changes the key, interest or mode of socket s, and re-arms a
 // one-shot registration that has fired. Changing only the key of an armed
-// registration makes no system call.
+// registration makes no system call. If it returns an error, the
+// registration is as it was: its key, interest and mode, armed or not.
 func (p *Poller) Modify(s windows.Handle, key uint64, interest Interest, mode Mode) error {
 	if err := p.lock(); err != nil {
 		return err
@@ -243,12 +244,17 @@ func (p *Poller) Modify(s windows.Handle, key uint64, interest Interest, mode Mo
 		return ErrNotRegistered
 	}
 	sl := p.at(i)
-	sl.key = key
 	if sl.armed && sl.interest == interest && sl.mode == mode {
+		sl.key = key
 		return nil
 	}
-	sl.interest, sl.mode = interest, mode
+	// A refused Modify changes nothing: the OS holds the old registration
+	// (or, for a one-shot that has fired, none), and so does the slot, so
+	// that a retry makes the call again.
+	oldKey, oldInterest, oldMode := sl.key, sl.interest, sl.mode
+	sl.key, sl.interest, sl.mode = key, interest, mode
 	if err := p.impl.arm(i); err != nil {
+		sl.key, sl.interest, sl.mode = oldKey, oldInterest, oldMode
 		return err
 	}
 	sl.armed = true
