@@ -14,7 +14,8 @@ import (
 	"golang.org/x/sys/windows"
 
 	"github.com/sockstate/sockstate/internal/sockettest"
-	"github.com/sockstate/sockstate/internal/winsock"
+	iwinsock "github.com/sockstate/sockstate/internal/winsock"
+	"github.com/sockstate/sockstate/winsock"
 )
 
 // The tests of this file each replay a row of
@@ -31,7 +32,7 @@ func readExact(t *testing.T, s windows.Handle, n int) string {
 	buf := make([]byte, n)
 	got := 0
 	for deadline := time.Now().Add(10 * time.Second); got < n; {
-		k, err := winsock.Recv(s, buf[got:])
+		k, err := winsock.Recv(s, buf[got:], 0)
 		switch {
 		case errors.Is(err, windows.WSAEWOULDBLOCK) && time.Now().Before(deadline):
 			time.Sleep(time.Millisecond)
@@ -173,7 +174,7 @@ func TestEdgeLateness(t *testing.T) {
 	})
 	t.Run("datagram", func(t *testing.T) {
 		port := newLivePort(t)
-		s, addr, err := winsock.UDP()
+		s, addr, err := iwinsock.UDP()
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -190,7 +191,7 @@ func TestEdgeLateness(t *testing.T) {
 		buf := make([]byte, 16)
 		drain := func() {
 			for {
-				if _, err := winsock.Recv(s, buf); errors.Is(err, windows.WSAEWOULDBLOCK) {
+				if _, err := winsock.Recv(s, buf, 0); errors.Is(err, windows.WSAEWOULDBLOCK) {
 					return
 				} else if err != nil {
 					t.Fatal(err)

@@ -19,7 +19,8 @@ import (
 
 	"github.com/sockstate/sockstate/internal/psnmodel"
 	"github.com/sockstate/sockstate/internal/sockettest"
-	"github.com/sockstate/sockstate/internal/winsock"
+	iwinsock "github.com/sockstate/sockstate/internal/winsock"
+	"github.com/sockstate/sockstate/winsock"
 )
 
 // goLayout is the Go side of testdata/layout.txt, keyed by "STRUCT field".
@@ -537,7 +538,7 @@ func TestEvents(t *testing.T) {
 		{"tcp err: connection refused", func(t *testing.T, port livePort) (uint32, uint32) {
 			// A non-blocking connect to a port nobody listens on fails
 			// asynchronously; the failure is the socket's error state.
-			l, addr, err := winsock.Listen()
+			l, addr, err := iwinsock.Listen()
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -557,7 +558,7 @@ func TestEvents(t *testing.T) {
 			return SOCK_NOTIFY_EVENT_ERR, 0
 		}},
 		{"udp in, never hangup", func(t *testing.T, port livePort) (uint32, uint32) {
-			s, addr, err := winsock.UDP()
+			s, addr, err := iwinsock.UDP()
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -569,7 +570,7 @@ func TestEvents(t *testing.T) {
 			return SOCK_NOTIFY_EVENT_IN, SOCK_NOTIFY_EVENT_HANGUP
 		}},
 		{"udp out", func(t *testing.T, port livePort) (uint32, uint32) {
-			s, _, err := winsock.UDP()
+			s, _, err := iwinsock.UDP()
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -625,7 +626,7 @@ func TestRegistrationOnly(t *testing.T) {
 			EventFilter: SOCK_NOTIFY_REGISTER_EVENT_OUT, Operation: SOCK_NOTIFY_OP_ENABLE, TriggerFlags: Trigger(trigger),
 			RegistrationResult: 0xFFFFFFFF}
 	}
-	closed, _, err := winsock.UDP()
+	closed, _, err := iwinsock.UDP()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -682,7 +683,7 @@ func TestRegistrationErrors(t *testing.T) {
 		flags  uint8
 	}{
 		{"closed socket", func(t *testing.T) windows.Handle {
-			s, _, err := winsock.UDP()
+			s, _, err := iwinsock.UDP()
 			if err != nil {
 				t.Fatal(err)
 			}

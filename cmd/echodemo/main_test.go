@@ -11,7 +11,6 @@ import (
 
 	"github.com/sockstate/sockstate"
 	"github.com/sockstate/sockstate/examples/echo"
-	"github.com/sockstate/sockstate/internal/wine"
 	"github.com/sockstate/sockstate/poller"
 )
 
@@ -20,7 +19,7 @@ import (
 // 1,000,000 messages; 10,000,000 messages in all).
 func TestCheck(t *testing.T) {
 	most := maxClients
-	if wine.Detected() {
+	if underWine() {
 		most = maxWineClients
 	}
 	type flags struct {

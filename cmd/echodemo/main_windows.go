@@ -38,9 +38,10 @@ import (
 	"sync/atomic"
 	"time"
 
+	"golang.org/x/sys/windows"
+
 	"github.com/sockstate/sockstate"
 	"github.com/sockstate/sockstate/examples/echo"
-	"github.com/sockstate/sockstate/internal/wine"
 	"github.com/sockstate/sockstate/poller"
 )
 
@@ -87,7 +88,7 @@ func check(clients, messages, size, goroutines int, backend string) (poller.Back
 		return 0, fmt.Errorf("unexpected arguments: %q", flag.Args())
 	case clients < 1 || clients > maxClients:
 		return 0, fmt.Errorf("-clients %d: want 1 to %d", clients, maxClients)
-	case clients > maxWineClients && wine.Detected():
+	case clients > maxWineClients && underWine():
 		return 0, fmt.Errorf("-clients %d: under Wine at most %d: each client holds an OS thread, and Wine runs out of file descriptors for threads near 4,000", clients, maxWineClients)
 	case messages < 1 || messages > maxMessages:
 		return 0, fmt.Errorf("-messages %d: want 1 to %d", messages, maxMessages)
@@ -104,6 +105,12 @@ func check(clients, messages, size, goroutines int, backend string) (poller.Back
 		}
 	}
 	return 0, fmt.Errorf("-backend %q: want Auto, AFD or SocketNotifications", backend)
+}
+
+// underWine reports whether the program runs under Wine: only Wine's
+// ntdll.dll has the wine_get_version export.
+func underWine() bool {
+	return windows.NewLazySystemDLL("ntdll.dll").NewProc("wine_get_version").Find() == nil
 }
 
 func run(backend poller.Backend, goroutines int, load echo.Load) error {

@@ -15,8 +15,9 @@ import (
 
 	"golang.org/x/sys/windows"
 
-	"github.com/sockstate/sockstate/internal/winsock"
+	iwinsock "github.com/sockstate/sockstate/internal/winsock"
 	"github.com/sockstate/sockstate/poller"
+	"github.com/sockstate/sockstate/winsock"
 )
 
 // BenchmarkEcho compares echo throughput, with the same clients (10, each
@@ -84,7 +85,7 @@ func pollerServer(backend poller.Backend) func(b *testing.B) (*windows.SockaddrI
 // wsapollServer is the classic loop: one goroutine, WSAPoll over the
 // listener and every connection.
 func wsapollServer(b *testing.B) (*windows.SockaddrInet4, func()) {
-	l, addr, err := winsock.Listen()
+	l, addr, err := iwinsock.Listen()
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -94,11 +95,11 @@ func wsapollServer(b *testing.B) (*windows.SockaddrInet4, func()) {
 	var stopped atomic.Bool
 	done := make(chan error, 1)
 	go func() {
-		fds := []winsock.PollFd{{Fd: l, Events: winsock.POLLRDNORM}}
-		var next []winsock.PollFd
+		fds := []iwinsock.PollFd{{Fd: l, Events: iwinsock.POLLRDNORM}}
+		var next []iwinsock.PollFd
 		buf := make([]byte, 64<<10)
 		for !stopped.Load() {
-			if _, err := winsock.Poll(fds, 50); err != nil {
+			if _, err := iwinsock.Poll(fds, 50); err != nil {
 				done <- err
 				return
 			}
@@ -108,7 +109,7 @@ func wsapollServer(b *testing.B) (*windows.SockaddrInet4, func()) {
 					next = append(next, fd)
 					continue
 				}
-				n, err := winsock.Recv(fd.Fd, buf)
+				n, err := winsock.Recv(fd.Fd, buf, 0)
 				switch {
 				case errors.Is(err, windows.WSAEWOULDBLOCK):
 					next = append(next, fd)
@@ -120,12 +121,12 @@ func wsapollServer(b *testing.B) (*windows.SockaddrInet4, func()) {
 			}
 			if fds[0].REvents != 0 {
 				for {
-					c, err := winsock.Accept(l)
+					c, _, err := winsock.Accept(l)
 					if err != nil {
 						break
 					}
 					winsock.SetNonblock(c, true)
-					next = append(next, winsock.PollFd{Fd: c, Events: winsock.POLLRDNORM})
+					next = append(next, iwinsock.PollFd{Fd: c, Events: iwinsock.POLLRDNORM})
 				}
 			}
 			fds, next = next, fds

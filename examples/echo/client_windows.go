@@ -14,7 +14,7 @@ import (
 
 	"golang.org/x/sys/windows"
 
-	"github.com/sockstate/sockstate/internal/winsock"
+	"github.com/sockstate/sockstate/winsock"
 )
 
 // Load is what Run sends: Clients connections at once, each sending
@@ -72,7 +72,7 @@ func Run(addr *windows.SockaddrInet4, load Load) (Result, error) {
 }
 
 func client(addr *windows.SockaddrInet4, id int, load Load) ([]time.Duration, error) {
-	s, err := winsock.Dial(addr)
+	s, err := dial(addr)
 	if err != nil {
 		return nil, fmt.Errorf("client %d: %w", id, err)
 	}
@@ -102,10 +102,26 @@ func client(addr *windows.SockaddrInet4, id int, load Load) ([]time.Duration, er
 	return latencies, windows.Shutdown(s, windows.SHUT_WR)
 }
 
+// dial opens a TCP socket connected to addr. Several goroutines may dial
+// one addr at once: each connects with a copy of it, as golang.org/x/sys
+// writes the encoded address into the Sockaddr it is given.
+func dial(addr *windows.SockaddrInet4) (windows.Handle, error) {
+	s, err := winsock.Socket(windows.AF_INET, windows.SOCK_STREAM, windows.IPPROTO_TCP)
+	if err != nil {
+		return windows.InvalidHandle, err
+	}
+	to := *addr
+	if err := windows.Connect(s, &to); err != nil {
+		windows.Closesocket(s)
+		return windows.InvalidHandle, err
+	}
+	return s, nil
+}
+
 // recvFull fills b from the blocking socket s.
 func recvFull(s windows.Handle, b []byte) error {
 	for len(b) > 0 {
-		n, err := winsock.Recv(s, b)
+		n, err := winsock.Recv(s, b, 0)
 		if err != nil {
 			return fmt.Errorf("recv: %w", err)
 		}

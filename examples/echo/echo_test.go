@@ -12,8 +12,9 @@ import (
 	"golang.org/x/sys/windows"
 
 	"github.com/sockstate/sockstate"
-	"github.com/sockstate/sockstate/internal/winsock"
+	iwinsock "github.com/sockstate/sockstate/internal/winsock"
 	"github.com/sockstate/sockstate/poller"
+	"github.com/sockstate/sockstate/winsock"
 )
 
 var stress = flag.Bool("stress", false, "run the stress tests (10,000 sockets; 1,000,000 messages)")
@@ -99,14 +100,14 @@ func TestStressSockets(t *testing.T) {
 				}
 			}()
 			for i := range socks {
-				if socks[i], addrs[i], err = winsock.UDP(); err != nil {
+				if socks[i], addrs[i], err = iwinsock.UDP(); err != nil {
 					t.Fatalf("socket %d: %v", i, err)
 				}
 				if err := p.Add(socks[i], uint64(i), poller.Readable, poller.OneShotLevel); err != nil {
 					t.Fatalf("Add %d: %v", i, err)
 				}
 			}
-			sender, _, err := winsock.UDP()
+			sender, _, err := iwinsock.UDP()
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -178,7 +179,7 @@ func TestResetMidEcho(t *testing.T) {
 // resetMidway connects to addr, sends 100 bytes (after one echoed message
 // if echoFirst), and resets the connection.
 func resetMidway(addr *windows.SockaddrInet4, echoFirst bool) error {
-	s, err := winsock.Dial(addr)
+	s, err := iwinsock.Dial(addr)
 	if err != nil {
 		return err
 	}
@@ -191,7 +192,7 @@ func resetMidway(addr *windows.SockaddrInet4, echoFirst bool) error {
 			return err
 		}
 	}
-	if _, err := winsock.Send(s, make([]byte, 100)); err != nil {
+	if _, err := winsock.Send(s, make([]byte, 100), 0); err != nil {
 		return err
 	}
 	linger := windows.Linger{Onoff: 1, Linger: 0}

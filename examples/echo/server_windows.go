@@ -16,8 +16,8 @@ import (
 
 	"golang.org/x/sys/windows"
 
-	"github.com/sockstate/sockstate/internal/winsock"
 	"github.com/sockstate/sockstate/poller"
+	"github.com/sockstate/sockstate/winsock"
 )
 
 // listenerKey is the listener's key; connections' keys are their sockets.
@@ -46,7 +46,7 @@ func Listen(backend poller.Backend, goroutines int) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	l, addr, err := winsock.Listen()
+	l, addr, err := listenLoopback()
 	if err != nil {
 		p.Close()
 		return nil, err
@@ -64,6 +64,28 @@ func Listen(backend poller.Backend, goroutines int) (*Server, error) {
 		s.workers.Go(s.work)
 	}
 	return s, nil
+}
+
+// listenLoopback opens a TCP socket listening on 127.0.0.1, at a port the
+// OS picks, and returns it with that address.
+func listenLoopback() (windows.Handle, *windows.SockaddrInet4, error) {
+	l, err := winsock.Socket(windows.AF_INET, windows.SOCK_STREAM, windows.IPPROTO_TCP)
+	if err != nil {
+		return windows.InvalidHandle, nil, err
+	}
+	err = windows.Bind(l, &windows.SockaddrInet4{Addr: [4]byte{127, 0, 0, 1}})
+	if err == nil {
+		err = windows.Listen(l, windows.SOMAXCONN)
+	}
+	var sa windows.Sockaddr
+	if err == nil {
+		sa, err = windows.Getsockname(l)
+	}
+	if err != nil {
+		windows.Closesocket(l)
+		return windows.InvalidHandle, nil, err
+	}
+	return l, sa.(*windows.SockaddrInet4), nil
 }
 
 // Addr is the server's address.
@@ -117,7 +139,7 @@ func (s *Server) work() {
 // accept takes every waiting connection, then re-arms the listener.
 func (s *Server) accept() {
 	for {
-		c, err := winsock.Accept(s.listener)
+		c, _, err := winsock.Accept(s.listener)
 		if errors.Is(err, windows.WSAEWOULDBLOCK) {
 			break
 		}
@@ -149,7 +171,7 @@ func (s *Server) accept() {
 // serve reads what connection c has, echoes it, and re-arms c; at the end
 // of its stream, or when the peer resets it, it deletes and closes c.
 func (s *Server) serve(c windows.Handle, buf []byte) {
-	n, err := winsock.Recv(c, buf)
+	n, err := winsock.Recv(c, buf, 0)
 	switch {
 	case errors.Is(err, windows.WSAEWOULDBLOCK):
 	case err != nil || n == 0:
@@ -190,7 +212,7 @@ func reset(err error) bool {
 func sendAll(c windows.Handle, b []byte) error {
 	deadline := time.Now().Add(10 * time.Second)
 	for len(b) > 0 {
-		n, err := winsock.Send(c, b)
+		n, err := winsock.Send(c, b, 0)
 		if errors.Is(err, windows.WSAEWOULDBLOCK) {
 			if time.Now().After(deadline) {
 				return errors.New("send: the peer has not read for 10 s")

@@ -10,7 +10,7 @@ import (
 
 	"golang.org/x/sys/windows"
 
-	"github.com/sockstate/sockstate/internal/winsock"
+	"github.com/sockstate/sockstate/winsock"
 )
 
 // Stream sends, on each of clients connections at once, messages numbered
@@ -46,7 +46,7 @@ func encode(b []byte, id, seq uint32) {
 }
 
 func streamClient(addr *windows.SockaddrInet4, id uint32, messages int) (int64, error) {
-	s, err := winsock.Dial(addr)
+	s, err := dial(addr)
 	if err != nil {
 		return 0, fmt.Errorf("client %d: %w", id, err)
 	}
@@ -73,7 +73,7 @@ func streamClient(addr *windows.SockaddrInet4, id uint32, messages int) (int64, 
 	var got int64
 	var partial []byte
 	for got < int64(messages) {
-		n, err := winsock.Recv(s, buf)
+		n, err := winsock.Recv(s, buf, 0)
 		if err != nil {
 			return got, fmt.Errorf("client %d: recv: %w", id, err)
 		}

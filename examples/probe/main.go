@@ -22,9 +22,6 @@ import (
 	"github.com/sockstate/sockstate/winsock"
 )
 
-// implementation says what answers the calls.
-var implementation = "ws2_32.dll"
-
 func main() {
 	if err := run(); err != nil {
 		fmt.Fprintln(os.Stderr, "probe:", err)
@@ -54,7 +51,7 @@ func run() error {
 		fmt.Println("ProcessSocketNotifications: not available:", err)
 		return nil
 	}
-	fmt.Println("ProcessSocketNotifications: available, " + implementation)
+	fmt.Println("ProcessSocketNotifications: available")
 	return readiness(port)
 }
 

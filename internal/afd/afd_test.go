@@ -14,7 +14,8 @@ import (
 
 	"github.com/sockstate/sockstate"
 	"github.com/sockstate/sockstate/internal/sockettest"
-	"github.com/sockstate/sockstate/internal/winsock"
+	iwinsock "github.com/sockstate/sockstate/internal/winsock"
+	"github.com/sockstate/sockstate/winsock"
 )
 
 const deviceKey = 0xAFD
@@ -110,19 +111,19 @@ func TestPollEvents(t *testing.T) {
 			client, server := sockettest.Pair(t)
 			f.submit(p, server, POLL_RECEIVE, 7)
 			f.expectNothing(100 * time.Millisecond)
-			if _, err := winsock.Send(client, []byte("x")); err != nil {
+			if _, err := winsock.Send(client, []byte("x"), 0); err != nil {
 				t.Fatal(err)
 			}
 		}, POLL_RECEIVE},
 		{"accept", func(t *testing.T, f *fixture, p *Poll) {
-			l, addr, err := winsock.Listen()
+			l, addr, err := iwinsock.Listen()
 			if err != nil {
 				t.Fatal(err)
 			}
 			t.Cleanup(func() { windows.Closesocket(l) })
 			f.submit(p, l, POLL_ACCEPT, 7)
 			f.expectNothing(100 * time.Millisecond)
-			c, err := winsock.Dial(addr)
+			c, err := iwinsock.Dial(addr)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -145,7 +146,7 @@ func TestPollEvents(t *testing.T) {
 			windows.Closesocket(client)
 		}, POLL_ABORT},
 		{"connect fail", func(t *testing.T, f *fixture, p *Poll) {
-			l, addr, err := winsock.Listen()
+			l, addr, err := iwinsock.Listen()
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -164,7 +165,7 @@ func TestPollEvents(t *testing.T) {
 			f.submit(p, s, POLL_SEND|POLL_CONNECT_FAIL, 7)
 		}, POLL_CONNECT_FAIL},
 		{"local close", func(t *testing.T, f *fixture, p *Poll) {
-			s, _, err := winsock.UDP()
+			s, _, err := iwinsock.UDP()
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -223,7 +224,7 @@ func TestManyPolls(t *testing.T) {
 	}
 	f.expectNothing(50 * time.Millisecond)
 	for i := n - 1; i >= 0; i -= 2 { // every other one, last first
-		if _, err := winsock.Send(clients[i], []byte("x")); err != nil {
+		if _, err := winsock.Send(clients[i], []byte("x"), 0); err != nil {
 			t.Fatal(err)
 		}
 	}

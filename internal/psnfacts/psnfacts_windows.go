@@ -19,7 +19,8 @@ import (
 	"golang.org/x/sys/windows"
 
 	"github.com/sockstate/sockstate"
-	"github.com/sockstate/sockstate/internal/winsock"
+	iwinsock "github.com/sockstate/sockstate/internal/winsock"
+	"github.com/sockstate/sockstate/winsock"
 )
 
 // Fact is the answer to one question.
@@ -116,7 +117,7 @@ func await(port windows.Handle, key uintptr, want uint32) (sockstate.OverlappedE
 
 // pair returns a loopback TCP pair and a function that closes it.
 func pair() (client, server windows.Handle, done func(), err error) {
-	client, server, err = winsock.Pair()
+	client, server, err = iwinsock.Pair()
 	if err != nil {
 		return 0, 0, nil, err
 	}
@@ -163,7 +164,7 @@ func removePacket(port windows.Handle) (Fact, error) {
 		return Fact{}, err
 	}
 	defer done()
-	if _, err := winsock.Send(client, []byte("unread")); err != nil {
+	if _, err := winsock.Send(client, []byte("unread"), 0); err != nil {
 		return Fact{}, err
 	}
 	if _, err := await(port, 2, sockstate.SOCK_NOTIFY_EVENT_IN); err != nil {
@@ -184,7 +185,7 @@ func removePacket(port windows.Handle) (Fact, error) {
 }
 
 func removeClosed(port windows.Handle) (Fact, error) {
-	s, _, err := winsock.UDP()
+	s, _, err := iwinsock.UDP()
 	if err != nil {
 		return Fact{}, err
 	}
@@ -222,7 +223,7 @@ func secondPort(first windows.Handle) (Fact, error) {
 	// is another question (it does not: SPEC.md B11).
 	result, callErr := apply(second, reg(server, 4, sockstate.SOCK_NOTIFY_OP_ENABLE, persistentLevel))
 	f := Fact{Detail: "ENABLE on a second port: " + code(callErr, result)}
-	if _, err := winsock.Send(client, []byte("x")); err != nil {
+	if _, err := winsock.Send(client, []byte("x"), 0); err != nil {
 		return Fact{}, err
 	}
 	onFirst, _ := await(first, 4, sockstate.SOCK_NOTIFY_EVENT_IN)
@@ -258,7 +259,7 @@ func levelWithoutIO(port windows.Handle) (Fact, error) {
 		return Fact{}, err
 	}
 	defer done()
-	if _, err := winsock.Send(client, []byte("unread")); err != nil {
+	if _, err := winsock.Send(client, []byte("unread"), 0); err != nil {
 		return Fact{}, err
 	}
 	if _, err := await(port, 6, sockstate.SOCK_NOTIFY_EVENT_IN); err != nil {

@@ -11,14 +11,15 @@ import (
 
 	"golang.org/x/sys/windows"
 
-	"github.com/sockstate/sockstate/internal/winsock"
+	iwinsock "github.com/sockstate/sockstate/internal/winsock"
+	"github.com/sockstate/sockstate/winsock"
 )
 
 // Pair returns a connected loopback TCP pair whose server end is
 // non-blocking; both are closed when the test ends.
 func Pair(t testing.TB) (client, server windows.Handle) {
 	t.Helper()
-	client, server, err := winsock.Pair()
+	client, server, err := iwinsock.Pair()
 	if err != nil {
 		t.Fatalf("loopback TCP pair: %v", err)
 	}
@@ -32,7 +33,7 @@ func Pair(t testing.TB) (client, server windows.Handle) {
 // Send sends all of msg on s.
 func Send(t testing.TB, s windows.Handle, msg string) {
 	t.Helper()
-	if n, err := winsock.Send(s, []byte(msg)); err != nil || n != len(msg) {
+	if n, err := winsock.Send(s, []byte(msg), 0); err != nil || n != len(msg) {
 		t.Fatalf("send %q: n=%d err=%v", msg, n, err)
 	}
 }
@@ -44,7 +45,7 @@ func Drain(t testing.TB, s windows.Handle) string {
 	var got []byte
 	buf := make([]byte, 512)
 	for {
-		n, err := winsock.Recv(s, buf)
+		n, err := winsock.Recv(s, buf, 0)
 		if errors.Is(err, windows.WSAEWOULDBLOCK) || (err == nil && n == 0) {
 			return string(got)
 		}

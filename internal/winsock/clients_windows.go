@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/windows"
+
+	"github.com/sockstate/sockstate/winsock"
 )
 
 // SendChunks is a client for the examples: it connects to addr, sends
@@ -21,7 +23,7 @@ func SendChunks(addr *windows.SockaddrInet4, payload []byte, chunk int) error {
 	defer windows.Closesocket(s)
 	for msg := range slices.Chunk(payload, chunk) {
 		for len(msg) > 0 {
-			n, err := Send(s, msg)
+			n, err := winsock.Send(s, msg, 0)
 			if err != nil {
 				return err
 			}
@@ -35,7 +37,7 @@ func SendChunks(addr *windows.SockaddrInet4, payload []byte, chunk int) error {
 // (n at most 256) to addr, one byte each, pausing after every tenth so that
 // they arrive in several batches.
 func SendDatagrams(addr *windows.SockaddrInet4, n int) error {
-	c, err := Socket(windows.AF_INET, windows.SOCK_DGRAM, windows.IPPROTO_UDP)
+	c, err := winsock.Socket(windows.AF_INET, windows.SOCK_DGRAM, windows.IPPROTO_UDP)
 	if err != nil {
 		return err
 	}

@@ -2,9 +2,9 @@
 // SPDX-License-Identifier: BSD-3-Clause
 
 // Package winsock holds the loopback socket helpers, clients and WSAPoll
-// binding that the tests, benchmarks and demo of this module share. They
-// build on the public package github.com/sockstate/sockstate/winsock, whose
-// calls the few forwards below keep under their older short names.
+// binding that the tests and benchmarks of this module share, built on the
+// public package github.com/sockstate/sockstate/winsock. Users never need
+// them: the examples open their sockets with the public package.
 package winsock
 
 import (
@@ -12,27 +12,6 @@ import (
 
 	"github.com/sockstate/sockstate/winsock"
 )
-
-// Socket is [winsock.Socket].
-func Socket(domain, typ, proto int) (windows.Handle, error) {
-	return winsock.Socket(domain, typ, proto)
-}
-
-// Accept is [winsock.Accept] without the peer's address.
-func Accept(l windows.Handle) (windows.Handle, error) {
-	s, _, err := winsock.Accept(l)
-	return s, err
-}
-
-// SetNonblock is [winsock.SetNonblock].
-func SetNonblock(s windows.Handle, on bool) error { return winsock.SetNonblock(s, on) }
-
-// Recv is [winsock.Recv] without flags; 0 bytes with a nil error means the
-// peer closed.
-func Recv(s windows.Handle, buf []byte) (int, error) { return winsock.Recv(s, buf, 0) }
-
-// Send is [winsock.Send] without flags.
-func Send(s windows.Handle, buf []byte) (int, error) { return winsock.Send(s, buf, 0) }
 
 // Listen opens a TCP socket listening on 127.0.0.1 at a port the OS picks,
 // and returns it with its address.
@@ -47,7 +26,7 @@ func UDP() (windows.Handle, *windows.SockaddrInet4, error) {
 }
 
 func bound(typ, proto int, listen bool) (windows.Handle, *windows.SockaddrInet4, error) {
-	s, err := Socket(windows.AF_INET, typ, proto)
+	s, err := winsock.Socket(windows.AF_INET, typ, proto)
 	if err != nil {
 		return windows.InvalidHandle, nil, err
 	}
@@ -78,7 +57,7 @@ func bind(s windows.Handle, listen bool) (*windows.SockaddrInet4, error) {
 // Dial opens a TCP socket and connects it to addr, blocking until done.
 // Several goroutines may dial one addr at once.
 func Dial(addr *windows.SockaddrInet4) (windows.Handle, error) {
-	s, err := Socket(windows.AF_INET, windows.SOCK_STREAM, windows.IPPROTO_TCP)
+	s, err := winsock.Socket(windows.AF_INET, windows.SOCK_STREAM, windows.IPPROTO_TCP)
 	if err != nil {
 		return windows.InvalidHandle, err
 	}
@@ -103,7 +82,7 @@ func Pair() (client, server windows.Handle, err error) {
 	if err != nil {
 		return windows.InvalidHandle, windows.InvalidHandle, err
 	}
-	server, err = Accept(l)
+	server, _, err = winsock.Accept(l)
 	if err != nil {
 		windows.Closesocket(client)
 		return windows.InvalidHandle, windows.InvalidHandle, err
