@@ -1,0 +1,128 @@
+// Copyright 2026 The sockstate Authors. All rights reserved.
+// SPDX-License-Identifier: BSD-3-Clause
+
+package poller
+
+import (
+	"errors"
+	"fmt"
+
+	"golang.org/x/sys/windows"
+)
+
+// Add registers socket s (a Winsock socket) under key with an interest and
+// a mode. A socket that is registered already is refused with an error
+// matching ErrAlreadyRegistered, as epoll refuses it with EEXIST: a second
+// Add is usually a slip in the caller's bookkeeping. Modify is the way to
+// change a registration. (A socket closed without Delete may keep its
+// handle registered: see Delete.)
+func (p *Poller) Add(s windows.Handle, key uint64, interest Interest, mode Mode) error {
+	if err := p.lock(); err != nil {
+		return err
+	}
+	defer p.mu.Unlock()
+	if err := check(s, interest, mode); err != nil {
+		return err
+	}
+	if _, ok := p.bySocket[s]; ok {
+		return fmt.Errorf("poller: Add of socket %#x: %w", uintptr(s), ErrAlreadyRegistered)
+	}
+	i, err := p.alloc()
+	if err != nil {
+		return err
+	}
+	sl := p.at(i)
+	sl.socket, sl.key, sl.interest, sl.mode, sl.state = s, key, interest, mode, slotActive
+	if err := p.impl.arm(i); err != nil {
+		p.release(i)
+		return err
+	}
+	sl.armed = true
+	p.bySocket[s] = i
+	return nil
+}
+
+// Modify changes the key, interest or mode of socket s, and re-arms a
+// one-shot registration that has fired. Changing only the key of an armed
+// registration makes no system call. If it returns an error, the
+// registration is as it was: its key, interest and mode, armed or not.
+func (p *Poller) Modify(s windows.Handle, key uint64, interest Interest, mode Mode) error {
+	if err := p.lock(); err != nil {
+		return err
+	}
+	defer p.mu.Unlock()
+	if err := check(s, interest, mode); err != nil {
+		return err
+	}
+	i, ok := p.bySocket[s]
+	if !ok {
+		return ErrNotRegistered
+	}
+	sl := p.at(i)
+	if sl.armed && sl.interest == interest && sl.mode == mode {
+		sl.key = key
+		return nil
+	}
+	// A refused Modify changes nothing: the OS holds the old registration
+	// (or, for a one-shot that has fired, none), and so does the slot, so
+	// that a retry makes the call again.
+	oldKey, oldInterest, oldMode := sl.key, sl.interest, sl.mode
+	sl.key, sl.interest, sl.mode = key, interest, mode
+	if err := p.impl.arm(i); err != nil {
+		sl.key, sl.interest, sl.mode = oldKey, oldInterest, oldMode
+		return err
+	}
+	sl.armed = true
+	return nil
+}
+
+// Delete removes socket s. It returns at once, also while other goroutines
+// Wait; the poller frees the registration when the OS confirms. No event of
+// s is dequeued after Delete returns (a Wait that dequeued one just before
+// may still return it).
+//
+// Call it before closesocket. A socket closed without Delete is noticed
+// only on AFD and only while the poller has a poll out for it (Level and
+// Edge registrations, and one-shot ones that are armed): then the poller
+// frees the registration by itself. A one-shot registration that has
+// fired, and every registration on ProcessSocketNotifications, keep the
+// handle registered until Delete or Close, and Add refuses the handle
+// meanwhile. So after closing a socket without Delete, call Delete with
+// its handle before adding a socket that may have been given the same
+// handle: it returns nil, or ErrNotRegistered if the poller has noticed
+// the close already.
+func (p *Poller) Delete(s windows.Handle) error {
+	if err := p.lock(); err != nil {
+		return err
+	}
+	defer p.mu.Unlock()
+	i, ok := p.bySocket[s]
+	if !ok {
+		return ErrNotRegistered
+	}
+	return p.drop(i)
+}
+
+// drop unmaps slot i and starts its removal.
+func (p *Poller) drop(i int32) error {
+	sl := p.at(i)
+	delete(p.bySocket, sl.socket)
+	sl.state = slotDeleting
+	done, err := p.impl.remove(i)
+	if done {
+		p.release(i)
+	}
+	return err
+}
+
+func check(s windows.Handle, interest Interest, mode Mode) error {
+	switch {
+	case s == windows.InvalidHandle || s == 0:
+		return errors.New("poller: invalid socket handle")
+	case interest&^(Readable|Writable|HangUp|Error) != 0:
+		return fmt.Errorf("poller: interest %v: only Readable, Writable, HangUp and Error can be asked for", interest)
+	case mode > OneShotEdge:
+		return fmt.Errorf("poller: unknown mode %v", mode)
+	}
+	return nil
+}

@@ -1,0 +1,85 @@
+// Copyright 2026 The sockstate Authors. All rights reserved.
+// SPDX-License-Identifier: BSD-3-Clause
+
+package poller
+
+import (
+	"fmt"
+
+	"golang.org/x/sys/windows"
+)
+
+// slot is one registration. The kernel knows it by id(): its index and
+// generation.
+type slot struct {
+	gen      uint32
+	state    slotState
+	interest Interest
+	mode     Mode
+	armed    bool // the OS will report it (not a one-shot that fired)
+	socket   windows.Handle
+	key      uint64
+	afd      afdSlot
+	// The Wait that last reported the slot, and where in its events: a
+	// packet queued again while one Wait gathers events adds to that event
+	// (one event a socket a Wait, as epoll).
+	wait   uint32
+	waitAt int32
+}
+
+type slotState uint8
+
+const (
+	slotFree     slotState = iota
+	slotActive             // registered
+	slotDeleting           // deleted; waiting for the OS to confirm
+)
+
+// IDs: the slot index plus one in the low 24 bits, the generation above.
+const (
+	indexBits = 24
+	maxSlots  = 1<<indexBits - 1
+)
+
+func (p *Poller) id(index int32) uintptr {
+	return uintptr(index+1) | uintptr(p.at(index).gen)<<indexBits
+}
+
+// lookup returns the slot an ID names, or nil for a stale or foreign ID.
+func (p *Poller) lookup(id uintptr) (int32, *slot) {
+	index := int32(id&maxSlots) - 1
+	if index < 0 || index >= p.used {
+		return -1, nil
+	}
+	s := p.at(index)
+	if s.state == slotFree || uintptr(s.gen)<<indexBits != id&^maxSlots {
+		return -1, nil
+	}
+	return index, s
+}
+
+func (p *Poller) alloc() (int32, error) {
+	if n := len(p.free); n > 0 {
+		i := p.free[n-1]
+		p.free = p.free[:n-1]
+		return i, nil
+	}
+	if p.used >= maxSlots {
+		return -1, fmt.Errorf("poller: more than %d registrations", maxSlots)
+	}
+	if int(p.used) == p.slots.Len() {
+		p.slots.Grow()
+	}
+	p.used++
+	return p.used - 1, nil
+}
+
+// at returns slot i.
+func (p *Poller) at(i int32) *slot { return p.slots.At(int(i)) }
+
+// release frees slot i for reuse under a new generation.
+func (p *Poller) release(i int32) {
+	sl := p.at(i)
+	*sl = slot{gen: sl.gen + 1}
+	p.free = append(p.free, i)
+}
