@@ -1,0 +1,177 @@
+// Copyright 2026 The sockstate Authors. All rights reserved.
+// SPDX-License-Identifier: BSD-3-Clause
+
+//go:build windows
+
+package poller
+
+import (
+	"errors"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/sockstate/sockstate/internal/sockettest"
+)
+
+func TestWakeAndClose(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, p *Poller) {
+		woke := make(chan error)
+		go func() {
+			_, err := p.Wait(make([]Event, 4), -1)
+			woke <- err
+		}()
+		time.Sleep(20 * time.Millisecond)
+		if err := p.Wake(); err != nil {
+			t.Fatal(err)
+		}
+		select {
+		case err := <-woke:
+			if err != nil {
+				t.Fatal(err)
+			}
+		case <-time.After(5 * time.Second):
+			t.Fatal("Wake did not interrupt Wait")
+		}
+
+		const waiters = 4
+		errs := make(chan error, waiters)
+		for range waiters {
+			go func() {
+				_, err := p.Wait(make([]Event, 1), -1)
+				errs <- err
+			}()
+		}
+		time.Sleep(20 * time.Millisecond)
+		if err := p.Close(); err != nil {
+			t.Fatal(err)
+		}
+		for range waiters {
+			select {
+			case err := <-errs:
+				if !errors.Is(err, ErrClosed) {
+					t.Errorf("Wait after Close: %v", err)
+				}
+			case <-time.After(5 * time.Second):
+				t.Fatal("Close did not wake every Wait")
+			}
+		}
+		_, server := sockettest.Pair(t)
+		for name, err := range map[string]error{
+			"Add":    p.Add(server, 1, Readable, Level),
+			"Wait":   func() error { _, err := p.Wait(make([]Event, 1), 0); return err }(),
+			"Wake":   p.Wake(),
+			"Close":  p.Close(),
+			"Delete": p.Delete(server),
+		} {
+			if !errors.Is(err, ErrClosed) {
+				t.Errorf("%s after Close: %v, want ErrClosed", name, err)
+			}
+		}
+	})
+}
+
+// TestOneShotGoesToOneWaiter: with several goroutines in Wait, each
+// one-shot readiness is delivered exactly once.
+func TestOneShotGoesToOneWaiter(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, p *Poller) {
+		const sockets, waiters = 40, 4
+		for i := range sockets {
+			client, server := sockettest.Pair(t)
+			if err := p.Add(server, uint64(i), Readable, OneShotLevel); err != nil {
+				t.Fatal(err)
+			}
+			sockettest.Send(t, client, "x")
+		}
+		var mu sync.Mutex
+		seen := make(map[uint64]int)
+		var wg sync.WaitGroup
+		for range waiters {
+			wg.Go(func() {
+				events := make([]Event, 4)
+				for {
+					n, err := p.Wait(events, 500*time.Millisecond)
+					if err != nil || n == 0 {
+						return
+					}
+					mu.Lock()
+					for _, e := range events[:n] {
+						seen[e.Key]++
+					}
+					mu.Unlock()
+				}
+			})
+		}
+		wg.Wait()
+		if len(seen) != sockets {
+			t.Errorf("%d of %d sockets reported", len(seen), sockets)
+		}
+		for key, n := range seen {
+			if n != 1 {
+				t.Errorf("key %d reported %d times", key, n)
+			}
+		}
+	})
+}
+
+func TestWaitAllocs(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, p *Poller) {
+		client, server := sockettest.Pair(t)
+		if err := p.Add(server, 1, Readable, Level); err != nil {
+			t.Fatal(err)
+		}
+		sockettest.Send(t, client, "x") // level: every Wait reports it
+		expect(t, p, 1, Readable)
+		events := make([]Event, 8)
+		allocs := testing.AllocsPerRun(50, func() {
+			if n, err := p.Wait(events, 5*time.Second); n == 0 || err != nil {
+				t.Fatalf("Wait: %d, %v", n, err)
+			}
+		})
+		if allocs != 0 {
+			t.Errorf("%.1f allocations a Wait that returns events", allocs)
+		}
+	})
+}
+
+// TestCallAllocs: re-arming a one-shot registration does not allocate, nor
+// do adding and deleting a socket while the slot array has room.
+func TestCallAllocs(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, p *Poller) {
+		client, server := sockettest.Pair(t)
+		if err := p.Add(server, 1, Readable, OneShotLevel); err != nil {
+			t.Fatal(err)
+		}
+		sockettest.Send(t, client, "x") // level: every re-arm reports it
+		events := make([]Event, 8)
+		rearm := testing.AllocsPerRun(50, func() {
+			if n, err := p.Wait(events, 5*time.Second); n != 1 || err != nil {
+				t.Fatalf("Wait: %d, %v", n, err)
+			}
+			if err := p.Modify(server, 1, Readable, OneShotLevel); err != nil {
+				t.Fatal(err)
+			}
+		})
+		if rearm != 0 {
+			t.Errorf("%.1f allocations a Wait and a Modify that re-arms", rearm)
+		}
+		other, _ := sockettest.Pair(t)
+		addDelete := testing.AllocsPerRun(50, func() {
+			if err := p.Add(other, 2, Readable, Level); err != nil {
+				t.Fatal(err)
+			}
+			if err := p.Delete(other); err != nil {
+				t.Fatal(err)
+			}
+			// Takes server's event, and the packet that frees other's
+			// slot if it has come (AFD).
+			if _, err := p.Wait(events, 5*time.Second); err != nil {
+				t.Fatal(err)
+			}
+			p.Modify(server, 1, Readable, OneShotLevel)
+		})
+		if addDelete != 0 {
+			t.Errorf("%.1f allocations an Add, a Delete and a Wait", addDelete)
+		}
+	})
+}
