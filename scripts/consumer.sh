@@ -12,7 +12,10 @@
 #     amd64 and arm64 with -mod=vendor;
 #   - under Wine, its tests run (the examples with an Output line are
 #     checked), and each README program and examples/probe, pasted as a
-#     program, runs and must succeed.
+#     program, runs and must succeed;
+#   - examples/echo, copied as a package of its own, builds there for the
+#     three GOARCHes with cmd/echodemo, which runs it under Wine and checks
+#     every byte echoed.
 # Called by scripts/test.sh; runs alone too (it sources scripts/setup.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -67,7 +70,17 @@ done < <(git ls-files --cached --others --exclude-standard -- '*example_test.go'
 mkdir -p "$consumer/probe"
 cp examples/probe/main.go "$consumer/probe/main.go"
 snippets+=("$consumer/probe")
-echo "consumer: ${#snippets[@]} programs (README snippets, examples/probe), $examples example files"
+# The echo server as a user starts from it: examples/echo's files (tests
+# aside) copied unchanged into a package of the consumer, and the demo that
+# drives it, its import of the package pointed at the copy. Only the public
+# API can build there: an internal package of this module cannot be imported.
+mkdir -p "$consumer/echo" "$consumer/echodemo"
+for f in examples/echo/*.go; do
+	[[ "$f" == *_test.go ]] || cp "$f" "$consumer/echo/"
+done
+sed 's|"github.com/sockstate/sockstate/examples/echo"|"example.com/consumer/echo"|' cmd/echodemo/main_windows.go >"$consumer/echodemo/main.go"
+grep -q '"example.com/consumer/echo"' "$consumer/echodemo/main.go" || fail "cmd/echodemo no longer imports examples/echo"
+echo "consumer: ${#snippets[@]} programs (README snippets, examples/probe), $examples example files, examples/echo and cmd/echodemo"
 
 cd "$consumer"
 go mod vendor
@@ -83,6 +96,8 @@ for arch in 386 amd64 arm64; do
 done
 
 GOOS=windows GOARCH=amd64 go test -mod=vendor -count=1 ./...
+echo "consumer: go run ./echodemo (the copied echo server) under Wine"
+GOOS=windows GOARCH=amd64 go run -mod=vendor ./echodemo -clients 20 -messages 200 -size 100 || fail "the copied echo server failed"
 for s in "${snippets[@]}"; do
 	echo "consumer: go run ./$(basename "$s") under Wine"
 	GOOS=windows GOARCH=amd64 go run -mod=vendor "./$(basename "$s")" || fail "program $(basename "$s") failed"
