@@ -179,7 +179,7 @@ func TestResetMidEcho(t *testing.T) {
 // resetMidway connects to addr, sends 100 bytes (after one echoed message
 // if echoFirst), and resets the connection.
 func resetMidway(addr *windows.SockaddrInet4, echoFirst bool) error {
-	s, err := iwinsock.Dial(addr)
+	s, err := dial(addr)
 	if err != nil {
 		return err
 	}

@@ -55,7 +55,9 @@ func bind(s windows.Handle, listen bool) (*windows.SockaddrInet4, error) {
 }
 
 // Dial opens a TCP socket and connects it to addr, blocking until done.
-// Several goroutines may dial one addr at once.
+// Several goroutines may dial one addr at once. (examples/echo has the
+// same few lines as its own dial: an example a user copies cannot import
+// this package.)
 func Dial(addr *windows.SockaddrInet4) (windows.Handle, error) {
 	s, err := winsock.Socket(windows.AF_INET, windows.SOCK_STREAM, windows.IPPROTO_TCP)
 	if err != nil {
