@@ -19,9 +19,10 @@ import (
 // call has that choice.
 //
 // An empty entries slice is an error and the OS is not called: a count of 0
-// is not a request the OS documents, and Wine answers it by dequeuing one
-// packet, which would be written past the slice and lost. A slice longer
-// than a uint32 can count is refused too.
+// is not a request the OS documents, and Wine (8) answers it with success
+// and a count of one entry removed while it removes and writes none
+// (TestDequeue): passed on, that count would name an entry past the end of
+// the slice. A slice longer than a uint32 can count is refused too.
 //
 // Timeouts: Dequeue and [Process], the two calls over slices, return 0 and
 // a nil error when the time runs out, and keep errors for failures. A

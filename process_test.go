@@ -37,9 +37,30 @@ func TestProcessRefusesBadSlices(t *testing.T) {
 			t.Errorf("%s: got (%d, %v), want an overlap error", tt.name, n, err)
 		}
 	}
-	// Adjacent is not overlapping: the call reaches the OS.
-	if _, err := Process(port, regs[:1], buf[3:], 0); err != nil && strings.Contains(err.Error(), "overlap") {
-		t.Errorf("adjacent slices refused: %v", err)
+	// Slices that touch do not overlap, in either order: each call reaches
+	// the OS. One element more on either side, and they overlap.
+	rs, es := unsafe.Sizeof(SockNotifyRegistration{}), unsafe.Sizeof(OverlappedEntry{})
+	span := rs * es / gcd(rs, es) // bytes that both sizes divide
+	nr, ne := int(span/rs), int(span/es)
+	mem := make([]OverlappedEntry, 3*ne) // entries, registrations, entries
+	regsAt := func(i, n int) []SockNotifyRegistration {
+		return unsafe.Slice((*SockNotifyRegistration)(unsafe.Pointer(&mem[i])), n)
+	}
+	for _, tt := range []struct {
+		name    string
+		regs    []SockNotifyRegistration
+		entries []OverlappedEntry
+		overlap bool
+	}{
+		{"entries just before the registrations", regsAt(ne, nr), mem[:ne], false},
+		{"entries just after the registrations", regsAt(ne, nr), mem[2*ne:], false},
+		{"entries one past the registrations' start", regsAt(ne, nr), mem[:ne+1], true},
+		{"registrations one past the entries' start", regsAt(ne, nr+1), mem[2*ne:], true},
+	} {
+		_, err := Process(port, tt.regs, tt.entries, 0)
+		if refused := err != nil && strings.Contains(err.Error(), "overlap"); refused != tt.overlap {
+			t.Errorf("%s (%d registrations, %d entries): %v, want overlap refused = %v", tt.name, len(tt.regs), len(tt.entries), err, tt.overlap)
+		}
 	}
 
 	// Slices longer than a uint32 can count cannot be made here, so the
@@ -265,4 +286,12 @@ func BenchmarkABIStubProcess(b *testing.B) {
 			}
 		}
 	})
+}
+
+// gcd is the greatest common divisor of a and b.
+func gcd(a, b uintptr) uintptr {
+	for b != 0 {
+		a, b = b, a%b
+	}
+	return a
 }

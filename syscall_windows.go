@@ -81,8 +81,8 @@ func checkLoad(err error) error {
 // need no re-arming call, or any other completion. On a timeout it returns
 // windows.WAIT_TIMEOUT; other errors are the windows.Errno of GetLastError,
 // such as windows.ERROR_INVALID_HANDLE for a handle that is not a port.
-// count must be at least 1: under Wine a count of 0 still dequeues one
-// packet into *entries.
+// count must be at least 1: under Wine (8) a count of 0 succeeds and
+// reports one entry removed while it removes and writes none.
 //
 // Requires Windows Vista or later.
 //

@@ -26,13 +26,21 @@ type Load struct {
 	Done *atomic.Int64
 }
 
-// Result is what Run measured.
+// Result is what Run measured. The counts are of what the clients saw:
+// connections made, and messages and bytes that came back whole.
 type Result struct {
 	Connections int
 	Messages    int
 	Bytes       int64
 	Elapsed     time.Duration
-	Latencies   []time.Duration // one a message, sorted
+	Latencies   []time.Duration // one a message that came back, sorted
+}
+
+// tally is what one client saw.
+type tally struct {
+	connected bool
+	bytes     int64
+	latencies []time.Duration
 }
 
 // Percentile returns the latency below which the fraction q of the
@@ -52,54 +60,60 @@ func Run(addr *windows.SockaddrInet4, load Load) (Result, error) {
 	if load.Clients < 1 || load.Messages < 1 || load.Size < 1 {
 		return Result{}, fmt.Errorf("echo: %d clients, %d messages of %d bytes: each must be at least 1", load.Clients, load.Messages, load.Size)
 	}
-	latencies := make([][]time.Duration, load.Clients)
+	tallies := make([]tally, load.Clients)
 	errs := make([]error, load.Clients)
 	start := time.Now()
 	var wg sync.WaitGroup
 	for i := range load.Clients {
-		wg.Go(func() { latencies[i], errs[i] = client(addr, i, load) })
+		wg.Go(func() { tallies[i], errs[i] = client(addr, i, load) })
 	}
 	wg.Wait()
-	r := Result{Elapsed: time.Since(start), Latencies: slices.Concat(latencies...)}
-	if err := errors.Join(errs...); err != nil {
-		return r, err
+	r := Result{Elapsed: time.Since(start)}
+	for _, c := range tallies {
+		if c.connected {
+			r.Connections++
+		}
+		r.Bytes += c.bytes
+		r.Latencies = append(r.Latencies, c.latencies...)
 	}
+	r.Messages = len(r.Latencies)
 	slices.Sort(r.Latencies)
-	r.Connections = load.Clients
-	r.Messages = load.Clients * load.Messages
-	r.Bytes = int64(r.Messages) * int64(load.Size)
-	return r, nil
+	return r, errors.Join(errs...)
 }
 
-func client(addr *windows.SockaddrInet4, id int, load Load) ([]time.Duration, error) {
+func client(addr *windows.SockaddrInet4, id int, load Load) (tally, error) {
+	var c tally
 	s, err := dial(addr)
 	if err != nil {
-		return nil, fmt.Errorf("client %d: %w", id, err)
+		return c, fmt.Errorf("client %d: %w", id, err)
 	}
 	defer windows.Closesocket(s)
+	c.connected = true
 	msg := make([]byte, load.Size)
 	back := make([]byte, load.Size)
-	latencies := make([]time.Duration, 0, load.Messages)
+	c.latencies = make([]time.Duration, 0, load.Messages)
 	for m := range load.Messages {
 		for k := range msg { // every message its own bytes
 			msg[k] = byte(id*31 + m*7 + k)
 		}
 		t0 := time.Now()
 		if err := sendAll(s, msg); err != nil {
-			return latencies, fmt.Errorf("client %d, message %d: %w", id, m, err)
+			return c, fmt.Errorf("client %d, message %d: %w", id, m, err)
 		}
 		if err := recvFull(s, back); err != nil {
-			return latencies, fmt.Errorf("client %d, message %d: %w", id, m, err)
+			return c, fmt.Errorf("client %d, message %d: %w", id, m, err)
 		}
-		latencies = append(latencies, time.Since(t0))
+		latency := time.Since(t0)
 		if !bytes.Equal(back, msg) {
-			return latencies, fmt.Errorf("client %d, message %d: the echo differs", id, m)
+			return c, fmt.Errorf("client %d, message %d: the echo differs", id, m)
 		}
+		c.latencies = append(c.latencies, latency)
+		c.bytes += int64(len(back))
 		if load.Done != nil {
 			load.Done.Add(1)
 		}
 	}
-	return latencies, windows.Shutdown(s, windows.SHUT_WR)
+	return c, windows.Shutdown(s, windows.SHUT_WR)
 }
 
 // dial opens a TCP socket connected to addr. Several goroutines may dial
