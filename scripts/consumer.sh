@@ -12,7 +12,9 @@
 #     amd64 and arm64 with -mod=vendor;
 #   - under Wine, its tests run (the examples with an Output line are
 #     checked), and each README program and examples/probe, pasted as a
-#     program, runs and must succeed;
+#     program, runs and must succeed and print what its "// prints:"
+#     comments say; with SOCKSTATE_PSN_MODEL_DLL set, again against the
+#     reference model (labelled model), to their end;
 #   - examples/echo, copied as a package of its own, builds there for the
 #     three GOARCHes with cmd/echodemo, which runs it under Wine and checks
 #     every byte echoed.
@@ -98,7 +100,38 @@ done
 GOOS=windows GOARCH=amd64 go test -mod=vendor -count=1 ./...
 echo "consumer: go run ./echodemo (the copied echo server) under Wine"
 GOOS=windows GOARCH=amd64 go run -mod=vendor ./echodemo -clients 20 -messages 200 -size 100 || fail "the copied echo server failed"
+# run_program DIR LABEL [FLAGS...]: runs a program of the consumer; what it
+# prints must be the lines its source marks "// prints: ..." (if any), or,
+# outside the model run, the one line of ProcessSocketNotifications'
+# absence, the fallback the README documents.
+run_program() {
+	local dir="$1" label="$2" out want
+	shift 2
+	echo "consumer: go run ./$dir $label"
+	out="$(GOOS=windows GOARCH=amd64 go run -mod=vendor "$@" "./$dir")" || { echo "$out"; fail "program $dir failed ($label)"; }
+	echo "$out"
+	want="$(sed -n 's|.*// prints: ||p' "$dir"/*.go)"
+	[ -n "$want" ] && [ "$out" != "$want" ] || return 0
+	if [ "$label" != "$model_label" ] && [ "$(wc -l <<<"$out")" = 1 ] && grep -q 'has no ProcessSocketNotifications export' <<<"$out"; then
+		echo "consumer: $dir took its documented fallback: this Windows lacks ProcessSocketNotifications"
+		return 0
+	fi
+	fail "program $dir ($label) printed
+$out
+where its source says it prints
+$want"
+}
+model_label="against the reference model of ProcessSocketNotifications (model, not Windows)"
 for s in "${snippets[@]}"; do
-	echo "consumer: go run ./$(basename "$s") under Wine"
-	GOOS=windows GOARCH=amd64 go run -mod=vendor "./$(basename "$s")" || fail "program $(basename "$s") failed"
+	run_program "$(basename "$s")" "under Wine"
 done
+# With the model's DLL (scripts/test.sh passes it), the same programs run
+# to their end through the model, which only this module's build tag can
+# switch on.
+if [ -n "${SOCKSTATE_PSN_MODEL_DLL:-}" ]; then
+	for s in "${snippets[@]}"; do
+		run_program "$(basename "$s")" "$model_label" -tags sockstate_psnmodel
+	done
+else
+	echo "consumer: SOCKSTATE_PSN_MODEL_DLL is unset: the programs did not run against the reference model"
+fi

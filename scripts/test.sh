@@ -146,7 +146,7 @@ run_tests "linux/amd64 (portable code)" --
 model_runs
 
 step "consumer: a module that vendors this one, pastes the README snippets and the examples"
-scripts/consumer.sh
+SOCKSTATE_PSN_MODEL_DLL="$model_path" scripts/consumer.sh
 
 for target in FuzzFormat FuzzCheckRegistration; do
 	step "fuzz $target for $fuzztime inputs under Wine (windows/amd64; seed corpus in testdata/fuzz)"
