@@ -6,6 +6,7 @@
 package sockstate
 
 import (
+	"fmt"
 	"testing"
 	"time"
 
@@ -34,10 +35,15 @@ func TestRegistrationOnly(t *testing.T) {
 	}
 	windows.Closesocket(closed)
 	regs[2].Socket = closed
+	refused := regs[2].CompletionKey
 
 	err = ProcessSocketNotifications(port.h, uint32(len(regs)), &regs[0], 0, 0, nil, nil)
 	if err != nil {
+		// Then none was applied: the three writable sockets stay quiet.
 		t.Logf("a batch with one closed socket failed as a whole: %v", err)
+		if e, ok := port.next(quiet); ok {
+			t.Fatalf("a batch that failed as a whole, and a notification came: key %d", e.CompletionKey)
+		}
 		regs = append(regs[:2], regs[3:]...)
 		port.apply(regs...)
 	}
@@ -55,22 +61,26 @@ func TestRegistrationOnly(t *testing.T) {
 		}
 		seen[r.CompletionKey] = false
 	}
-	for range seen {
-		e, ok := port.next(10 * time.Second)
+	deadline := time.Now().Add(10 * time.Second)
+	for got := 0; got < len(seen); {
+		e, ok := port.next(time.Until(deadline))
 		if !ok {
 			t.Fatalf("registered sockets reported no OUT within 10 s; seen %v", seen)
 		}
-		seen[e.CompletionKey] = true
-	}
-	for key, ok := range seen {
-		if !ok {
-			t.Errorf("no notification for key %d", key)
+		if e.CompletionKey == refused {
+			t.Errorf("a notification for the refused registration (key %d)", refused)
+		}
+		if done, ok := seen[e.CompletionKey]; ok && !done {
+			seen[e.CompletionKey] = true
+			got++
 		}
 	}
 }
 
 // TestRegistrationErrors feeds the OS registrations it must refuse. The OS
-// may refuse the whole call or the registration alone; either is an error.
+// may refuse the whole call or the registration alone; either is an error,
+// the same one when asked again, and no notification comes for it, though
+// the connected socket has data.
 func TestRegistrationErrors(t *testing.T) {
 	requireAPI(t)
 	trigger := uint8(SOCK_NOTIFY_TRIGGER_PERSISTENT | SOCK_NOTIFY_TRIGGER_LEVEL)
@@ -94,23 +104,35 @@ func TestRegistrationErrors(t *testing.T) {
 		}, trigger},
 		{"not a socket", func(*testing.T) windows.Handle { return event }, trigger},
 		{"invalid handle", func(*testing.T) windows.Handle { return windows.InvalidHandle }, trigger},
-		{"level and edge", func(t *testing.T) windows.Handle { _, s := sockettest.Pair(t); return s },
-			SOCK_NOTIFY_TRIGGER_PERSISTENT | SOCK_NOTIFY_TRIGGER_LEVEL | SOCK_NOTIFY_TRIGGER_EDGE},
+		{"level and edge", func(t *testing.T) windows.Handle {
+			c, s := sockettest.Pair(t)
+			sockettest.Send(t, c, "ready")
+			return s
+		}, SOCK_NOTIFY_TRIGGER_PERSISTENT | SOCK_NOTIFY_TRIGGER_LEVEL | SOCK_NOTIFY_TRIGGER_EDGE},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			port := newLivePort(t)
-			reg := SockNotifyRegistration{Socket: tt.socket(t), CompletionKey: 1, EventFilter: SOCK_NOTIFY_REGISTER_EVENT_IN,
-				Operation: SOCK_NOTIFY_OP_ENABLE, TriggerFlags: Trigger(tt.flags)}
-			err := ProcessSocketNotifications(port.h, 1, &reg, 0, 0, nil, nil)
-			switch {
-			case err != nil:
-				t.Logf("the call failed: %v", err)
-			case reg.RegistrationResult != 0:
-				t.Logf("the registration failed: %v", windows.Errno(reg.RegistrationResult))
-			default:
+			s := tt.socket(t)
+			refusal := func() string {
+				reg := SockNotifyRegistration{Socket: s, CompletionKey: 1, EventFilter: SOCK_NOTIFY_REGISTER_EVENT_IN,
+					Operation: SOCK_NOTIFY_OP_ENABLE, TriggerFlags: Trigger(tt.flags)}
+				err := ProcessSocketNotifications(port.h, 1, &reg, 0, 0, nil, nil)
+				switch {
+				case err != nil:
+					return fmt.Sprintf("the call failed: %v", err)
+				case reg.RegistrationResult != 0:
+					return fmt.Sprintf("the registration failed: %v", windows.Errno(reg.RegistrationResult))
+				}
 				t.Fatal("the OS accepted it")
+				return ""
 			}
+			first := refusal()
+			t.Log(first)
+			if again := refusal(); again != first {
+				t.Errorf("asked again: %s", again)
+			}
+			port.expectQuiet(1, quiet)
 		})
 	}
 }
@@ -131,6 +153,12 @@ func TestSecondPort(t *testing.T) {
 	r := SockNotifyRegistration{Socket: server, CompletionKey: key, EventFilter: SOCK_NOTIFY_REGISTER_EVENT_IN,
 		Operation: SOCK_NOTIFY_OP_ENABLE, TriggerFlags: Trigger(trigger)}
 	err := ProcessSocketNotifications(second.h, 1, &r, 0, 0, nil, nil)
+	r2 := r
+	r2.RegistrationResult = 0
+	if again := ProcessSocketNotifications(second.h, 1, &r2, 0, 0, nil, nil); again != err || r2.RegistrationResult != r.RegistrationResult {
+		t.Errorf("the second port, asked twice: call %v, registration %v; then %v, %v",
+			err, windows.Errno(r.RegistrationResult), again, windows.Errno(r2.RegistrationResult))
+	}
 	sockettest.Send(t, client, "x")
 	var outcome string
 	switch {

@@ -36,10 +36,21 @@ func TestProbeAgreesWithCall(t *testing.T) {
 		// of 5 with NULL arrays may fault inside ws2_32. Whether a call
 		// with both counts 0 succeeds is not known (SPEC.md, switch
 		// "empty_call"; internal/psnfacts records it): either answer is an
-		// Errno, never a panic.
+		// Errno, never a panic; it is the same answer twice, and the call
+		// takes nothing from the port.
+		if err := windows.PostQueuedCompletionStatus(port, 0, 77, nil); err != nil {
+			t.Fatal(err)
+		}
 		err := ProcessSocketNotifications(port, 0, nil, 0, 0, nil, nil)
 		if _, ok := err.(windows.Errno); err != nil && !ok {
 			t.Errorf("ProcessSocketNotifications with nothing to do: %v is no windows.Errno", err)
+		}
+		if again := ProcessSocketNotifications(port, 0, nil, 0, 0, nil, nil); again != err {
+			t.Errorf("ProcessSocketNotifications with nothing to do: %v, then %v", err, again)
+		}
+		entries := make([]OverlappedEntry, 2)
+		if n, derr := Dequeue(port, entries, 0); n != 1 || derr != nil || entries[0].CompletionKey != 77 {
+			t.Errorf("after two calls with nothing to do: (%d, %v) %+v, want the packet posted before", n, derr, entries[:n])
 		}
 		if m := psnmodel.Active; m != nil {
 			if want := m.Switch("empty_call") == "ok"; (err == nil) != want {

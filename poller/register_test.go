@@ -251,6 +251,13 @@ func TestNetPackageSocket(t *testing.T) {
 				t.Errorf("%d slots in use after the refusal", n)
 			}
 			t.Logf("%v refuses a net package socket at Add: %v", p.Backend(), err)
+			if again := p.Add(h, 50, Readable, Level); again == nil || again.Error() != err.Error() {
+				t.Errorf("Add asked again: %v", again)
+			}
+			if _, err := client.Write([]byte("x")); err != nil {
+				t.Fatal(err)
+			}
+			expectQuiet(t, p, 50, quiet) // refused: no event
 			return
 		}
 		defer p.Delete(h)

@@ -7,6 +7,7 @@ package afd
 
 import (
 	"errors"
+	"fmt"
 	"testing"
 	"time"
 
@@ -258,7 +259,9 @@ func TestManyPolls(t *testing.T) {
 
 // A handle that is not a socket cannot be polled: BaseHandle, Submit or the
 // completion refuses it (Windows refuses at BaseHandle; Wine 8 answers
-// SIO_BASE_HANDLE with the handle itself and refuses later).
+// SIO_BASE_HANDLE with the handle itself and refuses later). Whichever
+// refuses, it refuses again the same way, and the device then still polls
+// a socket.
 func TestPollNotASocket(t *testing.T) {
 	f := newFixture(t)
 	event, err := windows.CreateEvent(nil, 0, 0, nil)
@@ -266,18 +269,30 @@ func TestPollNotASocket(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer windows.CloseHandle(event)
-	base, err := BaseHandle(event)
-	if err != nil {
-		t.Logf("BaseHandle: %v", err)
-		return
+	refusal := func() string {
+		base, err := BaseHandle(event)
+		if err != nil {
+			return fmt.Sprintf("BaseHandle: %v", err)
+		}
+		p := new(Poll)
+		if err := f.dev.Submit(p, base, POLL_RECEIVE, 11); err != nil {
+			return fmt.Sprintf("Submit: %v", err)
+		}
+		if events := f.expect(p, 11); p.Err() == nil {
+			t.Fatalf("a poll of an event handle completed with events %#x and no error", events)
+		}
+		return fmt.Sprintf("the completion: %v", p.Err())
 	}
+	first := refusal()
+	t.Log(first)
+	if again := refusal(); again != first {
+		t.Errorf("asked again: %s", again)
+	}
+	client, server := sockettest.Pair(t)
 	p := new(Poll)
-	if err := f.dev.Submit(p, base, POLL_RECEIVE, 11); err != nil {
-		t.Logf("Submit: %v", err)
-		return
+	f.submit(p, server, POLL_RECEIVE, 12)
+	sockettest.Send(t, client, "x")
+	if got := f.expect(p, 12); got&POLL_RECEIVE == 0 {
+		t.Errorf("after the refusals, a readable socket's poll: events %#x", got)
 	}
-	if events := f.expect(p, 11); p.Err() == nil {
-		t.Fatalf("a poll of an event handle completed with events %#x and no error", events)
-	}
-	t.Logf("the completion: %v", p.Err())
 }
