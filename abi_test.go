@@ -59,8 +59,21 @@ func useABIStub(tb testing.TB) *abiStub {
 	stub := &abiStub{tb, dll}
 	stub.setResult(0)
 	stub.refuse(0xFFFFFFFF, 0xA0000000)
+	stub.overReport(0)
 	return stub
 }
+
+// useDequeue points the binding's GetQueuedCompletionStatusEx at the stub
+// too, until the test ends.
+func (s *abiStub) useDequeue() {
+	real := procGetQueuedCompletionStatusEx
+	procGetQueuedCompletionStatusEx = s.dll.NewProc("GetQueuedCompletionStatusEx")
+	s.tb.Cleanup(func() { procGetQueuedCompletionStatusEx = real })
+}
+
+// overReport makes the stub's calls report extra entries beyond those
+// they write.
+func (s *abiStub) overReport(extra uint32) { s.call("StubSetOverReport", uintptr(extra)) }
 
 // call calls an export of the stub.
 func (s *abiStub) call(name string, args ...uintptr) uintptr {

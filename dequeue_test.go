@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
+	"strings"
 	"testing"
 	"unsafe"
 
@@ -243,4 +244,26 @@ func TestDequeue(t *testing.T) {
 // has the wine_get_version export.
 func underWine() bool {
 	return windows.NewLazySystemDLL("ntdll.dll").NewProc("wine_get_version").Find() == nil
+}
+
+// TestABIStubDequeue: through the ABI stub's GetQueuedCompletionStatusEx,
+// Dequeue passes on the entries the OS wrote and their count, refuses a
+// count larger than the room it gave (an OS fault that would hand out
+// entries past the slice), and returns the OS's error as a windows.Errno.
+func TestABIStubDequeue(t *testing.T) {
+	stub := useABIStub(t)
+	stub.useDequeue()
+	entries := make([]OverlappedEntry, 3)
+	if n, err := Dequeue(0, entries, 10); n != 3 || err != nil || entries[2].CompletionKey != ^uintptr(2) {
+		t.Errorf("got (%d, %v) %+v, want the stub's 3 entries", n, err, entries)
+	}
+	stub.overReport(2)
+	if n, err := Dequeue(0, entries, 10); n != 0 || err == nil || !strings.Contains(err.Error(), "reported 5 entries for room for 3") {
+		t.Errorf("the OS reporting 5 entries for 3: got (%d, %v), want (0, an error naming both)", n, err)
+	}
+	stub.overReport(0)
+	stub.setResult(windows.ERROR_INVALID_HANDLE)
+	if n, err := Dequeue(0, entries, 10); n != 0 || !errors.Is(err, windows.ERROR_INVALID_HANDLE) {
+		t.Errorf("the OS failing: got (%d, %v), want (0, ERROR_INVALID_HANDLE)", n, err)
+	}
 }

@@ -217,6 +217,17 @@ func TestABIStubProcessResults(t *testing.T) {
 		}
 	})
 
+	t.Run("more entries reported than there was room for", func(t *testing.T) {
+		stub.setResult(0)
+		stub.refuse(0, 0)
+		stub.overReport(1)
+		defer stub.overReport(0)
+		n, err := Process(0, regs, entries, 10)
+		if n != 0 || err == nil || !strings.Contains(err.Error(), "reported 4 entries for room for 3") {
+			t.Errorf("got (%d, %v), want (0, an error naming 4 entries for room for 3)", n, err)
+		}
+	})
+
 	t.Run("refusals in a call that timed out", func(t *testing.T) {
 		stub.setResult(windows.WAIT_TIMEOUT)
 		stub.refuse(0b1, 0xA0000000)

@@ -2,10 +2,13 @@
 // SPDX-License-Identifier: BSD-3-Clause
 
 /*
- * A stand-in ws2_32!ProcessSocketNotifications for the ABI test only
- * (TestABIStubProcessSocketNotifications in abi_test.go). It does no socket
+ * A stand-in ws2_32!ProcessSocketNotifications (and kernel32's
+ * GetQueuedCompletionStatusEx) for the ABI tests only (TestABIStub* in
+ * abi_test.go, process_test.go and dequeue_test.go). It does no socket
  * work: it records the arguments as C received them, writes known values into
- * both arrays for Go to read back, and returns the code that the test set.
+ * both arrays for Go to read back, and returns the code that the test set;
+ * it can report more entries than it was given room for, an OS fault the
+ * binding must refuse to pass on.
  * The test points the binding at this DLL instead of ws2_32.dll to check
  * argument passing and struct layout across the Go/C boundary; Windows
  * behaviour is tested against the real ws2_32.dll.
@@ -33,6 +36,21 @@ static DWORD result;
 static UINT32 failMask = 0xFFFFFFFFu; /* registrations (by index, mod 32) to refuse */
 static DWORD failBase = 0xA0000000u;  /* a refused one's result: failBase | index */
 static OVERLAPPED marker;
+static UINT32 overReport; /* entries reported beyond those written */
+
+/* fill writes known values into entries[0:count]. */
+static void fill(OVERLAPPED_ENTRY *entries, ULONG count)
+{
+    ULONG i;
+
+    for (i = 0; entries != NULL && i < count; i++) {
+        /* Every bit of the pointer-wide fields is set somewhere. */
+        entries[i].lpCompletionKey = ~(ULONG_PTR)i;
+        entries[i].lpOverlapped = (i % 2 == 0) ? &marker : NULL;
+        entries[i].Internal = ((ULONG_PTR)0x5A5A5A5A << 16) | i;
+        entries[i].dwNumberOfBytesTransferred = 0x80000000u | (i << 8) | 0xC7;
+    }
+}
 
 DWORD WINAPI ProcessSocketNotifications(HANDLE completionPort, UINT32 registrationCount,
                                         SOCK_NOTIFY_REGISTRATION *registrationInfos, UINT32 timeoutMs,
@@ -54,17 +72,39 @@ DWORD WINAPI ProcessSocketNotifications(HANDLE completionPort, UINT32 registrati
             seen[i] = registrationInfos[i];
         registrationInfos[i].registrationResult = (failMask >> (i % 32)) & 1 ? failBase | i : 0;
     }
-    for (i = 0; completionPortEntries != NULL && i < completionCount; i++) {
-        /* Every bit of the pointer-wide fields is set somewhere. */
-        completionPortEntries[i].lpCompletionKey = ~(ULONG_PTR)i;
-        completionPortEntries[i].lpOverlapped = (i % 2 == 0) ? &marker : NULL;
-        completionPortEntries[i].Internal = ((ULONG_PTR)0x5A5A5A5A << 16) | i;
-        completionPortEntries[i].dwNumberOfBytesTransferred = 0x80000000u | (i << 8) | 0xC7;
-    }
+    fill(completionPortEntries, completionCount);
     if (receivedEntryCount != NULL)
-        *receivedEntryCount = completionCount;
+        *receivedEntryCount = completionCount + overReport;
     return result;
 }
+
+/*
+ * StubGetQueuedCompletionStatusEx, exported as GetQueuedCompletionStatusEx,
+ * stands in for kernel32's: it fills the count entries as above, reports
+ * count plus the over-report as removed, and fails with the code set by
+ * StubSetResult if it is not 0.
+ */
+BOOL WINAPI StubGetQueuedCompletionStatusEx(HANDLE completionPort, OVERLAPPED_ENTRY *entries, ULONG count,
+                                            ULONG *removed, DWORD timeoutMs, BOOL alertable)
+{
+    (void)completionPort;
+    (void)timeoutMs;
+    (void)alertable;
+    if (result != 0) {
+        SetLastError(result);
+        return FALSE;
+    }
+    fill(entries, count);
+    *removed = count + overReport;
+    return TRUE;
+}
+
+/*
+ * StubSetOverReport makes the next calls report extra entries beyond those
+ * they write: a count larger than the room given, which the binding must
+ * refuse to pass on.
+ */
+void WINAPI StubSetOverReport(UINT32 extra) { overReport = extra; }
 
 /* StubSetResult sets what the next ProcessSocketNotifications returns. */
 void WINAPI StubSetResult(DWORD code) { result = code; }
