@@ -4,6 +4,7 @@
 package poller
 
 import (
+	"sync"
 	"time"
 
 	"golang.org/x/sys/windows"
@@ -74,11 +75,14 @@ func (b *afdBackend) submit(i int32) error {
 
 func (b *afdBackend) remove(i int32) (bool, error) {
 	sl := b.p.at(i)
-	sl.afd.resubmit = false
 	if !sl.afd.inflight {
 		return true, nil
 	}
-	return false, b.dev.Cancel(b.polls.At(int(i)))
+	if err := b.dev.Cancel(b.polls.At(int(i))); err != nil {
+		return false, err // the poll stays out: still registered
+	}
+	sl.afd.resubmit = false
+	return false, nil
 }
 
 func (b *afdBackend) translate(e sockstate.OverlappedEntry) (Event, int32, bool) {
@@ -160,13 +164,28 @@ func (b *afdBackend) close() {
 	for deadline := time.Now().Add(10 * time.Second); b.inflight > 0 && time.Now().Before(deadline); {
 		n, err := sockstate.Dequeue(b.p.port, raw[:], 100)
 		if err != nil {
-			continue
+			break // the port fails: nothing more will come out of it
 		}
 		for k := range raw[:n] {
 			b.translate(raw[k])
 		}
 	}
+	if b.inflight > 0 {
+		// Polls whose packets never came: the kernel may still write to
+		// their memory, which must outlive the poller.
+		stranded.Lock()
+		stranded.polls = append(stranded.polls, &b.polls)
+		stranded.Unlock()
+	}
 	b.dev.Close()
+}
+
+// stranded keeps the polls of closed pollers whose completions never came
+// (a port that failed, or a kernel that did not answer a cancel in 10 s)
+// reachable for the life of the process.
+var stranded struct {
+	sync.Mutex
+	polls []*afd.Polls
 }
 
 func afdEvents(i Interest) uint32 {

@@ -23,6 +23,10 @@ type psn struct {
 	// condition is then reported if it still holds, as Level promises.
 	rearm []uintptr
 	regs  []sockstate.SockNotifyRegistration // flush's batch, reused
+	// refuse, set only by tests, is a seam: an error it returns for an
+	// operation is the OS's refusal of a registration call, which is then
+	// not made.
+	refuse func(op sockstate.Op) error
 }
 
 func (b *psn) arm(i int32) error {
@@ -57,9 +61,9 @@ func (b *psn) remove(i int32) (bool, error) {
 		// removed it silently. Nothing will come; free the slot now.
 		return true, nil
 	}
-	// On success SOCK_NOTIFY_EVENT_REMOVE will free the slot; if the call
-	// itself failed, nothing was applied and nothing will come.
-	return err != nil, err
+	// On success SOCK_NOTIFY_EVENT_REMOVE will free the slot; refused for
+	// another reason, the registration stands.
+	return false, err
 }
 
 // gone reports whether the OS refused a REMOVE because the socket is no
@@ -74,6 +78,11 @@ func gone(err error) bool {
 }
 
 func (b *psn) apply(reg sockstate.SockNotifyRegistration) error {
+	if b.refuse != nil {
+		if err := b.refuse(reg.Operation); err != nil {
+			return err
+		}
+	}
 	regs := [1]sockstate.SockNotifyRegistration{reg}
 	_, err := sockstate.Process(b.p.port, regs[:], nil, 0)
 	return err

@@ -79,7 +79,8 @@ func (p *Poller) Modify(s windows.Handle, key uint64, interest Interest, mode Mo
 // Delete removes socket s. It returns at once, also while other goroutines
 // Wait; the poller frees the registration when the OS confirms. No event of
 // s is dequeued after Delete returns (a Wait that dequeued one just before
-// may still return it).
+// may still return it). If the OS refuses the removal, Delete returns its
+// error and s stays registered: the call may be made again.
 //
 // Call it before closesocket. A socket closed without Delete is noticed
 // only on AFD and only while the poller has a poll out for it (Level and
@@ -103,16 +104,20 @@ func (p *Poller) Delete(s windows.Handle) error {
 	return p.drop(i)
 }
 
-// drop unmaps slot i and starts its removal.
+// drop starts the removal of slot i and unmaps it; if the OS refuses the
+// removal, the slot stays as it was.
 func (p *Poller) drop(i int32) error {
 	sl := p.at(i)
+	done, err := p.impl.remove(i)
+	if err != nil {
+		return err
+	}
 	delete(p.bySocket, sl.socket)
 	sl.state = slotDeleting
-	done, err := p.impl.remove(i)
 	if done {
 		p.release(i)
 	}
-	return err
+	return nil
 }
 
 func check(s windows.Handle, interest Interest, mode Mode) error {

@@ -8,8 +8,11 @@ package poller
 import (
 	"errors"
 	"testing"
+	"time"
 
+	"github.com/sockstate/sockstate"
 	"github.com/sockstate/sockstate/internal/sockettest"
+	"golang.org/x/sys/windows"
 )
 
 // errInjected is the error of a call that a seam refused.
@@ -84,4 +87,224 @@ func TestModifyRefusedOneShot(t *testing.T) {
 		}
 		expect(t, p, 1, Readable)
 	})
+}
+
+// notAPort swaps p's completion port for an event handle until the test
+// ends: every call on the port then fails as on a handle that is not one.
+func notAPort(t *testing.T, p *Poller) (restore func()) {
+	t.Helper()
+	event, err := windows.CreateEvent(nil, 0, 0, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := p.port
+	p.port = event
+	return func() {
+		p.port = port
+		windows.CloseHandle(event)
+	}
+}
+
+// TestWaitDequeueFails: a Wait whose dequeue fails returns the OS's error,
+// and no event is lost by it: once the port answers again, the ready
+// socket is reported.
+func TestWaitDequeueFails(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, p *Poller) {
+		client, server := sockettest.Pair(t)
+		if err := p.Add(server, 1, Readable, Level); err != nil {
+			t.Fatal(err)
+		}
+		sockettest.Send(t, client, "x")
+		restore := notAPort(t, p)
+		n, err := p.Wait(make([]Event, 4), eventually)
+		restore()
+		if n != 0 || !errors.Is(err, windows.ERROR_INVALID_HANDLE) {
+			t.Fatalf("Wait on a failing port: (%d, %v), want (0, ERROR_INVALID_HANDLE)", n, err)
+		}
+		expect(t, p, 1, Readable)
+	})
+}
+
+// TestModifyWhileArmed: changing the interest of a registration that the
+// OS holds armed (on AFD, a poll out: cancelled, and submitted again with
+// the new interest when the cancel completes) reports the new interest
+// and never the old one.
+func TestModifyWhileArmed(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, p *Poller) {
+		client, server := sockettest.Pair(t)
+		if err := p.Add(server, 1, Readable, Level); err != nil {
+			t.Fatal(err)
+		}
+		if err := p.Modify(server, 2, Writable, Level); err != nil {
+			t.Fatal(err)
+		}
+		sockettest.Send(t, client, "x")
+		for range 3 {
+			if ev := expect(t, p, 2, Writable); ev&Readable != 0 {
+				t.Fatalf("Readable reported after Modify to Writable: %v", ev)
+			}
+		}
+	})
+}
+
+// TestAFDResubmitRefused: when the poll that a Modify submits again is
+// refused (here: the base handle is not a socket), the registration is
+// freed as that of a closed socket is, silently; the others keep working.
+func TestAFDResubmitRefused(t *testing.T) {
+	p, err := New(WithBackend(AFD))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	event, err := windows.CreateEvent(nil, 0, 0, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer windows.CloseHandle(event)
+	client, server := sockettest.Pair(t)
+	other, otherServer := sockettest.Pair(t)
+	for key, s := range map[uint64]windows.Handle{1: server, 2: otherServer} {
+		if err := p.Add(s, key, Readable, Level); err != nil {
+			t.Fatal(err)
+		}
+	}
+	p.at(p.bySocket[server]).afd.base = event // the next submit is refused
+	if err := p.Modify(server, 1, Writable, Level); err != nil {
+		t.Fatal(err) // the cancel is accepted; the submit comes in a Wait
+	}
+	sockettest.Send(t, client, "x")
+	sockettest.Send(t, other, "x")
+	expect(t, p, 2, Readable)
+	for deadline := time.Now().Add(eventually); p.slotsInUse() != 1 && time.Now().Before(deadline); {
+		expectQuiet(t, p, 1, quiet)
+	}
+	if n := p.slotsInUse(); n != 1 {
+		t.Fatalf("%d slots in use after the refused submit, want 1", n)
+	}
+	if err := p.Delete(server); !errors.Is(err, ErrNotRegistered) {
+		t.Errorf("Delete of the freed registration: %v, want ErrNotRegistered", err)
+	}
+	expect(t, p, 2, Readable)
+}
+
+// TestAFDCloseDequeueFails: Close of an AFD poller whose port fails
+// returns at once (no 10 s of retries) with the port's error, and keeps the
+// memory of the polls it could not take back for the life of the process.
+func TestAFDCloseDequeueFails(t *testing.T) {
+	p, err := New(WithBackend(AFD))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 3 {
+		_, server := sockettest.Pair(t)
+		if err := p.Add(server, uint64(i), Readable, Level); err != nil {
+			t.Fatal(err)
+		}
+	}
+	stranded.Lock()
+	before := len(stranded.polls)
+	stranded.Unlock()
+	port := p.port
+	defer windows.CloseHandle(port)
+	event, err := windows.CreateEvent(nil, 0, 0, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.port = event // Close closes it
+	if err := p.Close(); !errors.Is(err, windows.ERROR_INVALID_HANDLE) {
+		t.Errorf("Close with a failing port: %v, want ERROR_INVALID_HANDLE", err)
+	}
+	stranded.Lock()
+	defer stranded.Unlock()
+	if len(stranded.polls) != before+1 || stranded.polls[before] != &p.impl.(*afdBackend).polls {
+		t.Errorf("the polls of a poller closed with 3 polls out are not kept: %d kept, %d before", len(stranded.polls), before)
+	}
+}
+
+// psnPoller returns a new poller on ProcessSocketNotifications, or skips
+// where there is none.
+func psnPoller(t *testing.T) (*Poller, *psn) {
+	t.Helper()
+	if err := sockstate.LoadProcessSocketNotifications(); err != nil {
+		t.Skip(err)
+	}
+	p, err := New(WithBackend(SocketNotifications))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { p.Close() })
+	return p, p.impl.(*psn)
+}
+
+// TestPSNOneShotRearmsItself: a one-shot notification with nothing the
+// caller asked for (a packet posted here with OUT for a Readable
+// registration, which Windows is not known to send) is not reported, and
+// the poller enables the registration again itself; if that is refused,
+// the registration stays disarmed until Modify.
+func TestPSNOneShotRearmsItself(t *testing.T) {
+	p, b := psnPoller(t)
+	client, server := sockettest.Pair(t)
+	if err := p.Add(server, 1, Readable, OneShotLevel); err != nil {
+		t.Fatal(err)
+	}
+	i := p.bySocket[server]
+	unasked := func() {
+		t.Helper()
+		if err := windows.PostQueuedCompletionStatus(p.port, sockstate.SOCK_NOTIFY_EVENT_OUT, p.id(i), nil); err != nil {
+			t.Fatal(err)
+		}
+		expectQuiet(t, p, 1, quiet)
+	}
+	unasked()
+	if !p.at(i).armed {
+		t.Fatal("not armed after a notification it re-armed itself for")
+	}
+	sockettest.Send(t, client, "x")
+	expect(t, p, 1, Readable)
+	sockettest.Drain(t, server)
+
+	if err := p.Modify(server, 1, Readable, OneShotLevel); err != nil {
+		t.Fatal(err)
+	}
+	b.refuse = func(sockstate.Op) error { return errInjected }
+	unasked()
+	b.refuse = nil
+	if p.at(i).armed {
+		t.Fatal("armed after its re-arming was refused")
+	}
+	if err := p.Modify(server, 1, Readable, OneShotLevel); err != nil {
+		t.Fatal(err)
+	}
+	sockettest.Send(t, client, "y")
+	expect(t, p, 1, Readable)
+}
+
+// TestPSNRemoveRefused: a REMOVE that the OS refuses for a reason other
+// than a closed socket leaves the socket registered, its events coming;
+// Delete then succeeds when asked again.
+func TestPSNRemoveRefused(t *testing.T) {
+	p, b := psnPoller(t)
+	client, server := sockettest.Pair(t)
+	if err := p.Add(server, 1, Readable, Level); err != nil {
+		t.Fatal(err)
+	}
+	b.refuse = func(op sockstate.Op) error {
+		if op == sockstate.SOCK_NOTIFY_OP_REMOVE {
+			return windows.WSAENOBUFS
+		}
+		return nil
+	}
+	if err := p.Delete(server); !errors.Is(err, windows.WSAENOBUFS) {
+		t.Fatalf("Delete with its REMOVE refused: %v", err)
+	}
+	b.refuse = nil
+	sockettest.Send(t, client, "x")
+	expect(t, p, 1, Readable)
+	if err := p.Delete(server); err != nil {
+		t.Fatal(err)
+	}
+	expectQuiet(t, p, 1, quiet)
+	if n := p.slotsInUse(); n != 0 {
+		t.Errorf("%d slots in use after Delete", n)
+	}
 }
