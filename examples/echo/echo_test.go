@@ -17,7 +17,10 @@ import (
 	"github.com/sockstate/sockstate/winsock"
 )
 
-var stress = flag.Bool("stress", false, "run the stress tests (10,000 sockets; 1,000,000 messages)")
+var (
+	stress        = flag.Bool("stress", false, "run the stress tests (10,000 sockets; 1,000,000 messages)")
+	stressSockets = flag.Int("stress.sockets", 10_000, "sockets on one poller in TestStressSockets")
+)
 
 func backends() []poller.Backend {
 	if sockstate.Supported() {
@@ -76,14 +79,17 @@ func TestStressMessages(t *testing.T) {
 	}
 }
 
-// TestStressSockets registers 10,000 sockets on one poller at once, makes
-// every one readable, and checks that each is reported exactly once. Run
-// with -stress.
+// TestStressSockets registers 10,000 sockets (-stress.sockets) on one
+// poller at once, makes every one readable, and checks that each is
+// reported exactly once. Run with -stress.
 func TestStressSockets(t *testing.T) {
 	if !*stress {
 		t.Skip("a stress test: run with -stress")
 	}
-	const n = 10_000
+	n := *stressSockets
+	if n < 1 {
+		t.Fatalf("-stress.sockets %d: need at least one socket", n)
+	}
 	for _, b := range backends() {
 		t.Run(b.String(), func(t *testing.T) {
 			p, err := poller.New(poller.WithBackend(b))
@@ -126,7 +132,7 @@ func TestStressSockets(t *testing.T) {
 					t.Fatalf("after %d of %d sockets: %d events, %v", count, n, k, err)
 				}
 				for _, e := range events[:k] {
-					if e.Key >= n || seen[e.Key] || e.Events&poller.Readable == 0 {
+					if e.Key >= uint64(n) || seen[e.Key] || e.Events&poller.Readable == 0 {
 						t.Fatalf("event %+v", e)
 					}
 					seen[e.Key] = true
