@@ -24,7 +24,8 @@ step "setup"
 # shellcheck source=scripts/setup.sh
 source scripts/setup.sh
 
-tools="${XDG_CACHE_HOME:-$HOME/.cache}/sockstate/tools"
+# shellcheck source=scripts/lib.sh
+source scripts/lib.sh
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 state="$work/tests"
@@ -32,17 +33,6 @@ staticcheck_version=v0.8.2  # staticcheck 2026.2.2
 actionlint_version=v1.7.12
 arches=(386 amd64 arm64)
 fuzztime=400000x # a count, not a duration: a timed run can end in "context deadline exceeded" while a slow Wine worker stops
-
-# tool NAME PACKAGE VERSION: installs a pinned tool once, prints its path.
-tool() {
-	local bin="$tools/$1-$3"
-	if [ ! -x "$bin" ]; then
-		GOBIN="$work/bin" GOFLAGS='' go install "$2@$3" >&2
-		mkdir -p "$tools"
-		mv "$work/bin/$1" "$bin"
-	fi
-	echo "$bin"
-}
 
 step "gofmt"
 unformatted="$(gofmt -l .)"
@@ -73,12 +63,6 @@ GOOS=windows go build -gcflags=github.com/sockstate/sockstate=-m . 2>&1 |
 	fail "SocketNotificationRetrieveEvents is no longer inlinable"
 
 step "C DLLs: the ABI stub (testdata/abistub), the reference model (testdata/psnmodel)"
-build_c_dll() { # CC NAME OUT LIBS...: the C files of testdata/NAME into a DLL
-	local cc="$1" name="$2" out="$3"
-	shift 3
-	"$cc" -shared -O2 -Wall -Werror -o "$out" "testdata/$name/"*.c "testdata/$name/$name.def" \
-		-Wl,--kill-at -Wl,--enable-stdcall-fixup "$@"
-}
 # Each run builds its own copies: a DLL that another run has loaded is never
 # rewritten under it.
 build_c_dll x86_64-w64-mingw32-gcc abistub "$work/abistub-amd64.dll"

@@ -1,0 +1,30 @@
+# shellcheck shell=bash
+# Copyright 2026 The sockstate Authors. All rights reserved.
+# SPDX-License-Identifier: BSD-3-Clause
+#
+# What scripts/test.sh and scripts/bench.sh both need; sourced by them.
+
+# tool NAME PACKAGE VERSION: installs the Go command PACKAGE at VERSION
+# once, into a cache of pinned tools (~/.cache/sockstate/tools), and prints
+# its path. The tools stay out of go.mod, whose only dependency is
+# golang.org/x/sys.
+tool() {
+	local tools="${XDG_CACHE_HOME:-$HOME/.cache}/sockstate/tools"
+	local bin="$tools/$1-$3" tmp
+	if [ ! -x "$bin" ]; then
+		tmp="$(mktemp -d)"
+		GOBIN="$tmp" GOFLAGS='' go install "$2@$3" >&2
+		mkdir -p "$tools"
+		mv "$tmp/$1" "$bin"
+		rmdir "$tmp"
+	fi
+	echo "$bin"
+}
+
+# build_c_dll CC NAME OUT LIBS...: the C files of testdata/NAME into a DLL.
+build_c_dll() {
+	local cc="$1" name="$2" out="$3"
+	shift 3
+	"$cc" -shared -O2 -Wall -Werror -o "$out" "testdata/$name/"*.c "testdata/$name/$name.def" \
+		-Wl,--kill-at -Wl,--enable-stdcall-fixup "$@"
+}
