@@ -29,41 +29,10 @@ func BenchmarkWaitOneActive(b *testing.B) {
 		backends = append(backends, poller.SocketNotifications)
 	}
 	for _, idle := range []int{10, 100, 1000, 10000} {
-		// Opened by the first sub-benchmark that runs (-bench may select
-		// none of them), shared by the others, closed when b ends.
-		var socks []windows.Handle
-		sockets := func(sub *testing.B) []windows.Handle {
-			if socks == nil {
-				socks = udpSockets(sub, b, idle+1)
-				addr := localAddr(sub, socks[idle])
-				sender := udpSockets(sub, b, 1)[0]
-				// One datagram, never read: the active socket stays readable.
-				if err := windows.Sendto(sender, []byte{1}, 0, addr); err != nil {
-					sub.Fatal(err)
-				}
-			}
-			return socks
-		}
+		sockets := oneActive(b, idle)
 		for _, backend := range backends {
 			b.Run(fmt.Sprintf("poller-%v/idle=%d", backend, idle), func(b *testing.B) {
-				socks := sockets(b)
-				p, err := poller.New(poller.WithBackend(backend))
-				if err != nil {
-					b.Fatal(err)
-				}
-				defer p.Close()
-				for i, s := range socks {
-					if err := p.Add(s, uint64(i), poller.Readable, poller.Level); err != nil {
-						b.Fatal(err)
-					}
-				}
-				events := make([]poller.Event, 8)
-				b.ReportAllocs()
-				for b.Loop() {
-					if n, err := p.Wait(events, 5*time.Second); n != 1 || err != nil || events[0].Key != uint64(idle) {
-						b.Fatalf("Wait: %d events (%v), %v", n, events[:n], err)
-					}
-				}
+				waitOneActive(b, backend, sockets(b))
 			})
 		}
 		b.Run(fmt.Sprintf("wsapoll/idle=%d", idle), func(b *testing.B) {
@@ -79,6 +48,66 @@ func BenchmarkWaitOneActive(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// BenchmarkWaitYield is BenchmarkWaitOneActive's Wait on AFD among 10 and
+// 1,000 idle sockets with the processor yielded as Wait does
+// (yield=on) and never yielded (yield=off): scripts/bench.sh yield runs the
+// two side by side and counts the Wine server requests of each.
+func BenchmarkWaitYield(b *testing.B) {
+	for _, idle := range []int{10, 1000} {
+		sockets := oneActive(b, idle)
+		for _, yield := range []string{"on", "off"} {
+			b.Run(fmt.Sprintf("yield=%s/idle=%d", yield, idle), func(b *testing.B) {
+				if yield == "off" {
+					poller.DisableYield(b)
+				}
+				waitOneActive(b, poller.AFD, sockets(b))
+			})
+		}
+	}
+}
+
+// oneActive returns a function that gives idle+1 UDP sockets, the last one
+// readable: the first sub-benchmark of b that calls it opens them (-bench
+// may select none), the others share them, and they close when b ends.
+func oneActive(b *testing.B, idle int) func(sub *testing.B) []windows.Handle {
+	var socks []windows.Handle
+	return func(sub *testing.B) []windows.Handle {
+		if socks == nil {
+			socks = udpSockets(sub, b, idle+1)
+			addr := localAddr(sub, socks[idle])
+			sender := udpSockets(sub, b, 1)[0]
+			// One datagram, never read: the active socket stays readable.
+			if err := windows.Sendto(sender, []byte{1}, 0, addr); err != nil {
+				sub.Fatal(err)
+			}
+		}
+		return socks
+	}
+}
+
+// waitOneActive times one Wait of a poller on backend that finds the last
+// of socks, the readable one, among the others.
+func waitOneActive(b *testing.B, backend poller.Backend, socks []windows.Handle) {
+	p, err := poller.New(poller.WithBackend(backend))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer p.Close()
+	for i, s := range socks {
+		if err := p.Add(s, uint64(i), poller.Readable, poller.Level); err != nil {
+			b.Fatal(err)
+		}
+	}
+	active := uint64(len(socks) - 1)
+	events := make([]poller.Event, 8)
+	b.ReportAllocs()
+	for b.Loop() {
+		if n, err := p.Wait(events, 5*time.Second); n != 1 || err != nil || events[0].Key != active {
+			b.Fatalf("Wait: %d events (%v), %v", n, events[:n], err)
+		}
 	}
 }
 

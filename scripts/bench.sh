@@ -7,8 +7,10 @@
 # reference loop of testdata/cloop, which makes the same IOCTL_AFD_POLL,
 # completion port and socket calls and nothing else.
 #
-#   scripts/bench.sh [ROUNDS]      (default 5; at least 3)
-#   scripts/bench.sh requests      only the request counts (below)
+#   scripts/bench.sh [ROUNDS]          (default 5; at least 3)
+#   scripts/bench.sh requests          only the request counts (below)
+#   scripts/bench.sh overhead [ROUNDS] Process against the raw call (10)
+#   scripts/bench.sh yield [ROUNDS]    Wait with and without its yield (10)
 #
 # Every Wine process, the wineserver included, runs pinned to one CPU
 # (BENCH_CPU, default 1) in a Wine prefix of this script's own
@@ -35,15 +37,28 @@
 # server (AFD) on 1 and on 2 goroutines and the C server on 1 and on 2
 # threads, each in a process of its own (BenchmarkEcho/go-* and c-*); and
 # the memory that registering 10,000 sockets adds to the process.
+#
+# The overhead and yield modes compare two sub-benchmarks of one Go
+# benchmark, each run a process of its own, interleaved and pinned as
+# above, and print benchstat's comparison of the two (medians, their
+# spread, and the p-value of the difference): overhead,
+# BenchmarkABIStubProcess's raw generated call against Process, both
+# calling the ABI stub (testdata/abistub), so that the OS's cost is out;
+# yield, BenchmarkWaitYield's Wait with its yield of the processor
+# (poller's yieldEvery) against the same Wait without it, then the Wine
+# server requests of each, counted as below.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-rounds="${1:-5}"
-timed=1
-if [ "$rounds" = requests ]; then timed=0 rounds=3; fi
+mode=all rounds="${1:-5}" timed=1 # timed: the Go against C rounds
+case "${1:-}" in
+requests) mode=requests rounds=3 timed=0 ;;
+overhead | yield) mode="$1" rounds="${2:-10}" timed=0 ;;
+esac
 cpu="${BENCH_CPU:-1}"
 wait_ops="${BENCH_WAIT_OPS:-2000}"   # Waits per benchmark and round
 echo_msgs="${BENCH_ECHO_MSGS:-3000}" # echoed messages per benchmark and round
+calls="${BENCH_CALLS:-1000000}"      # calls of Process per run (overhead)
 idles=(10 100 1000 10000)
 [ "$rounds" -ge 3 ] || { echo "bench.sh: at least 3 rounds" >&2; exit 2; }
 
@@ -54,6 +69,9 @@ flock -n 9 || { echo "bench.sh: another bench.sh uses $SOCKSTATE_WINEPREFIX" >&2
 export SOCKSTATE_WINE32=no # windows/amd64 only
 # shellcheck source=scripts/setup.sh
 source scripts/setup.sh >&2 9>&- # its wineserver must not hold the lock
+# shellcheck source=scripts/lib.sh
+source scripts/lib.sh
+benchstat_version=v0.0.0-20260908200009-22c9c6c9d4da # golang.org/x/perf
 
 work="$(mktemp -d)"
 # The wineserver of this prefix is this script's: setup.sh started it, and
@@ -84,18 +102,33 @@ serve() {
 	pin wine cmd /c exit </dev/null >/dev/null 2>&1
 }
 
-echo "==> building the Go test binaries and testdata/cloop" >&2
-GOOS=windows GOARCH=amd64 go test -c -o "$work/poller.test.exe" ./poller
-GOOS=windows GOARCH=amd64 go test -c -o "$work/echo.test.exe" ./examples/echo
-x86_64-w64-mingw32-gcc -O2 -Wall -Werror -o "$work/cloop.exe" testdata/cloop/cloop.c -lws2_32 -lntdll -lpsapi
-SOCKSTATE_CLOOP="$(winepath -w "$work/cloop.exe" 2>/dev/null)"
-export SOCKSTATE_CLOOP
+echo "==> building what the $mode mode runs" >&2
+case "$mode" in
+overhead)
+	GOOS=windows GOARCH=amd64 go test -c -o "$work/sockstate.test.exe" .
+	build_c_dll x86_64-w64-mingw32-gcc abistub "$work/abistub.dll"
+	SOCKSTATE_ABI_STUB="$(winepath -w "$work/abistub.dll" 2>/dev/null)"
+	export SOCKSTATE_ABI_STUB
+	benchstat="$(tool benchstat golang.org/x/perf/cmd/benchstat "$benchstat_version")"
+	;;
+yield)
+	GOOS=windows GOARCH=amd64 go test -c -o "$work/poller.test.exe" ./poller
+	benchstat="$(tool benchstat golang.org/x/perf/cmd/benchstat "$benchstat_version")"
+	;;
+*)
+	GOOS=windows GOARCH=amd64 go test -c -o "$work/poller.test.exe" ./poller
+	GOOS=windows GOARCH=amd64 go test -c -o "$work/echo.test.exe" ./examples/echo
+	x86_64-w64-mingw32-gcc -O2 -Wall -Werror -o "$work/cloop.exe" testdata/cloop/cloop.c -lws2_32 -lntdll -lpsapi
+	SOCKSTATE_CLOOP="$(winepath -w "$work/cloop.exe" 2>/dev/null)"
+	export SOCKSTATE_CLOOP
+	;;
+esac
 cd "$work"
 
 # Results are lines "round side benchmark value" in $work/results.
 # Each timed run has a process and a wineserver of its own (serve): a
 # wineserver that served earlier runs is in another state (its heap, its
-# lists), which alone moved one C Wait at N = 10,000 from 320 to 700 µs.
+# lists), which alone can change the time of a Wait among 10,000 sockets.
 go_wait() { # go_wait OPS: a line "idle=N ns" per idle count
 	local idle
 	for idle in "${idles[@]}"; do
@@ -130,6 +163,44 @@ c_mem() {
 record() { # record ROUND SIDE: prefixes each line read
 	awk -v r="$1" -v s="$2" '{ print r, s, $0 }' >>results
 }
+
+# versus BINARY BENCH A B ARGS...: runs sub-benchmarks A and B of
+# BenchmarkBENCH, each alone in a process of its own (with ARGS), in
+# $rounds interleaved rounds, A first in odd rounds and B first in even
+# ones, and prints benchstat's comparison of B against A. Their names lose
+# A and B, so that benchstat puts the two runs of a benchmark side by side,
+# in columns named A and B without any "key=" (A.txt and B.txt hold them).
+versus() {
+	local bin="$1" bench="$2" a="$3" b="$4" r side
+	shift 4
+	for ((r = 1; r <= rounds; r++)); do
+		echo "==> round $r of $rounds" >&2
+		local sides=("$a" "$b")
+		((r % 2)) || sides=("$b" "$a")
+		for side in "${sides[@]}"; do
+			serve
+			gobench "$bin" -test.run '^$' -test.bench "^Benchmark$bench\$/^$side\$" "$@" |
+				sed "s|^Benchmark$bench/$side|Benchmark$bench|" >>"${side#*=}.txt"
+		done
+	done
+	"$benchstat" "${a#*=}=${a#*=}.txt" "${b#*=}=${b#*=}.txt"
+}
+
+case "$mode" in
+overhead)
+	echo
+	echo "Process against the raw call, both calling the ABI stub: $rounds interleaved rounds, pinned to CPU $cpu, $calls calls a run."
+	echo
+	versus sockstate.test.exe ABIStubProcess raw slices -test.benchtime "${calls}x" -test.benchmem
+	exit
+	;;
+yield)
+	echo
+	echo "Wait with its yield and without: $rounds interleaved rounds, pinned to CPU $cpu, $wait_ops Waits a run."
+	echo
+	versus poller.test.exe WaitYield yield=on yield=off -test.benchtime "${wait_ops}x"
+	;;
+esac
 
 for ((r = 1; timed && r <= rounds; r++)); do
 	echo "==> round $r of $rounds" >&2
@@ -246,6 +317,7 @@ per_op() {
 }
 go_wait_n() { pin wine poller.test.exe -test.run '^$' -test.bench "WaitOneActive/poller-AFD/idle=$idle\$" -test.benchtime "${1}x"; }
 c_wait_n() { pin wine cloop.exe wait "$idle" "$1"; }
+yield_n() { pin wine poller.test.exe -test.run '^$' -test.bench "WaitYield/^$1\$/^idle=$idle\$" -test.benchtime "${2}x"; } # yield_n SUB OPS
 echo_n() { pin wine echo.test.exe -test.run '^$' -test.bench "Echo/^$1\$" -test.benchtime "${2}x"; } # echo_n SERVER MSGS
 # sum FIRST: the requests per op of per_op's processes (its lines on
 # stdin) FIRST and later, summed.
@@ -264,9 +336,23 @@ serve -f -d1
 echo
 echo "Wine server requests per operation (a traced run, not timed; runs of 2K operations minus runs of K, over K):"
 echo
+details=""
+if [ "$mode" = yield ]; then
+	echo "| Requests per Wait | yield=on | yield=off |"
+	echo "| --- | --- | --- |"
+	for idle in 10 1000; do
+		on="$(per_op 1000 yield_n yield=on)"
+		off="$(per_op 1000 yield_n yield=off)"
+		row "N = $idle" 1 "$on" "$off"
+		where "N = $idle" yield=on "$on"
+		where "N = $idle" yield=off "$off"
+	done
+	echo
+	printf '%s' "$details"
+	exit
+fi
 echo "| Requests per op | Go | C |"
 echo "| --- | --- | --- |"
-details=""
 for idle in 10 1000; do
 	go="$(per_op 1000 go_wait_n)"
 	c="$(per_op 1000 c_wait_n)"

@@ -175,7 +175,7 @@ stress_runs 2000 10m
 step "benchmarks under Wine, a short pass that must run, not time (scripts/bench.sh times them)"
 x86_64-w64-mingw32-gcc -O2 -Wall -Werror -o "$work/cloop.exe" testdata/cloop/cloop.c -lws2_32 -lntdll -lpsapi
 cloop="$(winepath -w "$work/cloop.exe" 2>/dev/null)"
-SOCKSTATE_CLOOP="$cloop" GOOS=windows GOARCH=amd64 go test -run '^$' -bench 'WaitOneActive|Echo' -benchtime 20x ./poller ./examples/echo |
+SOCKSTATE_CLOOP="$cloop" GOOS=windows GOARCH=amd64 go test -run '^$' -bench 'WaitOneActive|WaitYield|Echo' -benchtime 20x ./poller ./examples/echo |
 	grep -E '^(Benchmark|ok|FAIL|panic)'
 GOOS=windows GOARCH=amd64 go test -run '^$' -bench 'RegisteredMemory' -benchtime 1x ./poller |
 	grep -E '^(Benchmark|ok|FAIL|panic)'
