@@ -116,6 +116,19 @@ model_runs() {
 		done | "$work/testreport" -label "windows/amd64 model [$sw]" -state "$state"
 	done
 }
+# soak N: the state-machine test of the poller (poller/statemachine_test.go)
+# for N sequences per backend, with -race and checkptr: AFD under Wine, and
+# ProcessSocketNotifications on the reference model. A failure prints its
+# seed and its shortest sequence.
+if [ "${1:-}" = soak ]; then
+	sequences="${2:?usage: scripts/test.sh soak N}"
+	step "soak: TestStateMachine, $sequences sequences per backend, -race (AFD; the model)"
+	CGO_ENABLED=1 CC=x86_64-w64-mingw32-gcc GOOS=windows GOARCH=amd64 SOCKSTATE_PSN_MODEL_DLL="$model_path" \
+		go test -count=1 -race -gcflags=all=-d=checkptr -tags sockstate_psnmodel -timeout 0 \
+		-run '^TestStateMachine$' -v ./poller -sequences="$sequences" -seed="$(date +%s%N)" |
+		grep -E '^(---|ok|FAIL|panic)|^\s+(---|statemachine)|WARNING: DATA RACE'
+	exit "${PIPESTATUS[0]}"
+fi
 if [ "${1:-}" = model ]; then
 	model_runs
 	"$work/testreport" -summary "$state"

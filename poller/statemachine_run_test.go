@@ -1,0 +1,380 @@
+// Copyright 2026 The sockstate Authors. All rights reserved.
+// SPDX-License-Identifier: BSD-3-Clause
+
+//go:build windows
+
+package poller
+
+import (
+	"errors"
+	"fmt"
+	"sync/atomic"
+	"time"
+
+	"golang.org/x/sys/windows"
+
+	iwinsock "github.com/sockstate/sockstate/internal/winsock"
+	"github.com/sockstate/sockstate/winsock"
+)
+
+// fixture is one socket the Poller watches and its peer, with what the
+// runner knows of its state.
+type fixture struct {
+	tcp       bool
+	s, peer   windows.Handle // peer: the TCP client, or a UDP sender
+	addr      *windows.SockaddrInet4
+	sent      int // TCP: bytes; UDP: datagrams
+	read      int
+	eof       bool  // the peer shut down its side
+	reset     bool  // the peer reset the connection
+	resetSeen bool  // a recv returned the reset
+	resetAt   int64 // the tick of the reset
+	drained   bool  // read to WSAEWOULDBLOCK with all that was sent read
+	closed    bool  // s closed without Delete: Delete comes before anything else
+	reg       *registration
+}
+
+// runner runs one sequence on one Poller.
+type runner struct {
+	p        *Poller
+	m        *model
+	fix      [smSockets]*fixture
+	clock    atomic.Int64
+	results  chan waitResult
+	bg       int // background Waits not yet collected
+	closed   bool
+	nextKey  uint64
+	stats    *runStats
+	tcpFirst int
+}
+
+func (r *runner) tick() int64 { return r.clock.Add(1) }
+
+// runSequence runs ops on a new Poller of backend b and returns the first
+// broken promise; stats, if not nil, counts what ran.
+func runSequence(b Backend, ops []op, stats *runStats) (err error) {
+	if stats == nil {
+		stats = new(runStats)
+	}
+	p, err := New(WithBackend(b))
+	if err != nil {
+		return err
+	}
+	r := &runner{p: p, m: newModel(), results: make(chan waitResult, 64), nextKey: 1, stats: stats}
+	defer r.cleanup()
+	for i := range r.fix {
+		if r.fix[i], err = newFixture(i != 2); err != nil { // two TCP pairs and a UDP socket
+			return err
+		}
+	}
+	for i, o := range ops {
+		stats.ops++
+		if err := r.collect(false); err != nil {
+			return fmt.Errorf("before op %d %v: %w", i, o, err)
+		}
+		if err := r.do(o); err != nil {
+			return fmt.Errorf("op %d %v: %w", i, o, err)
+		}
+	}
+	return r.finish()
+}
+
+func newFixture(tcp bool) (*fixture, error) {
+	f := &fixture{tcp: tcp}
+	var err error
+	if tcp {
+		f.peer, f.s, err = iwinsock.Pair()
+	} else {
+		if f.s, f.addr, err = iwinsock.UDP(); err == nil {
+			f.peer, err = winsock.Socket(windows.AF_INET, windows.SOCK_DGRAM, windows.IPPROTO_UDP)
+		}
+	}
+	if err == nil {
+		err = winsock.SetNonblock(f.s, true)
+	}
+	return f, err
+}
+
+func (f *fixture) close() {
+	windows.Closesocket(f.s)
+	if f.peer != windows.InvalidHandle {
+		windows.Closesocket(f.peer)
+	}
+}
+
+// ready is what the model knows that s is, or will be once what was sent
+// has arrived.
+func (f *fixture) ready() Interest {
+	var i Interest
+	if f.sent > f.read || f.eof {
+		i |= Readable
+	}
+	if !f.tcp || !f.reset {
+		i |= Writable
+	}
+	if f.eof {
+		i |= HangUp
+	}
+	return i
+}
+
+// wantErr checks a registration call's error: ErrClosed once closed, else
+// want (nil or a sentinel that the error must match).
+func (r *runner) wantErr(err, want error) error {
+	if r.closed {
+		want = ErrClosed
+	}
+	if (want == nil) != (err == nil) || (want != nil && !errors.Is(err, want)) {
+		return fmt.Errorf("got error %v, want %v", err, want)
+	}
+	return nil
+}
+
+func (r *runner) do(o op) error {
+	f := r.fix[o.sock]
+	switch o.kind {
+	case opWait:
+		return r.wait(o.n, o.timeout)
+	case opWaitBG:
+		if r.bg >= 3 || r.closed {
+			return r.wait(o.n, 50*time.Millisecond) // never blocks for ever on this goroutine
+		}
+		r.bg++
+		go func() {
+			events := make([]Event, o.n)
+			start := r.tick()
+			n, err := r.p.Wait(events, o.timeout)
+			r.results <- waitResult{start: start, end: r.tick(), size: o.n, timeout: o.timeout, n: n, err: err, events: events, background: true}
+		}()
+		return nil
+	case opWake:
+		r.m.wakes = append(r.m.wakes, r.tick())
+		return r.wantErr(r.p.Wake(), nil)
+	case opCheck:
+		return r.check()
+	case opClose:
+		return r.close()
+	}
+	if err := r.settle(o.sock); err != nil {
+		return err
+	}
+	f = r.fix[o.sock]
+	switch o.kind {
+	case opAdd:
+		key := r.nextKey
+		r.nextKey++
+		t0 := r.tick()
+		err := r.p.Add(f.s, key, o.interest, o.mode)
+		t1 := r.tick()
+		if f.reg != nil {
+			return r.wantErr(err, ErrAlreadyRegistered)
+		}
+		if err := r.wantErr(err, nil); err != nil || r.closed {
+			return err
+		}
+		f.reg = r.m.add(key, o.interest, o.mode, t0, t1)
+	case opModify:
+		key := r.nextKey
+		r.nextKey++
+		t0 := r.tick()
+		err := r.p.Modify(f.s, key, o.interest, o.mode)
+		t1 := r.tick()
+		if f.reg == nil {
+			return r.wantErr(err, ErrNotRegistered)
+		}
+		if err := r.wantErr(err, nil); err != nil || r.closed {
+			return err
+		}
+		r.m.modify(f.reg, key, o.interest, o.mode, t0, t1)
+	case opDelete:
+		return r.delete(f)
+	case opSend:
+		return r.send(f, o.n)
+	case opDrain:
+		r.readOwed(f)
+		return r.drain(f)
+	case opReadPart:
+		r.readOwed(f)
+		buf := make([]byte, o.n)
+		if !f.tcp {
+			buf = make([]byte, 2048)
+		}
+		n, err := winsock.Recv(f.s, buf, 0)
+		switch {
+		case err == nil && n > 0 && f.tcp:
+			f.read += n
+		case err == nil && !f.tcp:
+			f.read++
+		case err != nil && f.reset && !errors.Is(err, windows.WSAEWOULDBLOCK):
+			f.resetSeen = true
+		}
+	case opShutdown:
+		if !f.tcp || f.eof || f.reset {
+			return nil
+		}
+		if err := windows.Shutdown(f.peer, windows.SHUT_WR); err != nil {
+			return fmt.Errorf("shutdown: %w", err)
+		}
+		f.eof = true
+		r.edge(f, Readable|HangUp, "the peer shut down after a drain")
+	case opReset:
+		if !f.tcp || f.reset {
+			return nil
+		}
+		linger := windows.Linger{Onoff: 1, Linger: 0}
+		windows.SetsockoptLinger(f.peer, windows.SOL_SOCKET, windows.SO_LINGER, &linger)
+		windows.Closesocket(f.peer)
+		f.peer, f.reset, f.resetAt = windows.InvalidHandle, true, r.tick()
+		r.edge(f, anyBits, "the peer reset after a drain")
+	case opCloseSock:
+		if f.reg != nil {
+			if err := r.delete(f); err != nil {
+				return err
+			}
+		}
+		return r.replace(o.sock)
+	case opCloseNoDelete:
+		if f.reg == nil || r.closed {
+			return r.replace(o.sock)
+		}
+		windows.Closesocket(f.s)
+		f.closed, f.reg.closed = true, true
+		r.m.drop(f.reg)
+	}
+	return nil
+}
+
+// edge records what a new arrival owes an Edge registration (or an armed
+// one-shot edge one) after a drain: the bits of want in its interest.
+func (r *runner) edge(f *fixture, want Interest, why string) {
+	reg := f.reg
+	drained := f.drained
+	f.drained = false
+	if !drained || reg == nil || reg.closed || r.closed {
+		return
+	}
+	bits := want & reg.interest
+	if want == anyBits && reg.interest&(Readable|HangUp|Error) != 0 {
+		bits = anyBits
+	}
+	switch {
+	case bits == 0:
+	case reg.mode == Edge:
+		r.m.owe(reg, bits, r.tick(), false, why)
+	case reg.mode == OneShotEdge && reg.armed:
+		r.m.owe(reg, anyBits, r.tick(), false, why+" (one-shot: any event)")
+	}
+}
+
+// readOwed forgets what f's edge owes before a read: as under epoll, which
+// reports only the bits that still hold when a Wait takes the event, data
+// that arrived after a drain and was read before any Wait took its edge
+// may go unreported.
+func (r *runner) readOwed(f *fixture) {
+	if f.reg != nil {
+		r.m.drop(f.reg)
+	}
+}
+
+func (r *runner) delete(f *fixture) error {
+	err := r.p.Delete(f.s)
+	t1 := r.tick()
+	if f.reg == nil {
+		return r.wantErr(err, ErrNotRegistered)
+	}
+	if err := r.wantErr(err, nil); err != nil || r.closed {
+		return err
+	}
+	r.m.end(f.reg, t1)
+	f.reg = nil
+	return nil
+}
+
+// settle finishes a close without Delete: Delete of the handle returns nil
+// or ErrNotRegistered (Delete's doc), and a new socket takes its place.
+func (r *runner) settle(i int) error {
+	f := r.fix[i]
+	if !f.closed {
+		return nil
+	}
+	err := r.p.Delete(f.s)
+	t1 := r.tick()
+	if !r.closed {
+		if err != nil && !errors.Is(err, ErrNotRegistered) {
+			return fmt.Errorf("Delete after closesocket: %v, want nil or ErrNotRegistered", err)
+		}
+		r.m.end(f.reg, t1)
+	} else if !errors.Is(err, ErrClosed) {
+		return fmt.Errorf("Delete after Close: %v, want ErrClosed", err)
+	}
+	f.reg = nil
+	return r.replace(i)
+}
+
+func (r *runner) replace(i int) error {
+	f := r.fix[i]
+	if f.closed {
+		windows.Closesocket(f.peer)
+	} else {
+		f.close()
+	}
+	var err error
+	r.fix[i], err = newFixture(f.tcp)
+	return err
+}
+
+func (r *runner) send(f *fixture, n int) error {
+	if f.tcp && (f.eof || f.reset || f.sent-f.read > 16<<10) {
+		return nil
+	}
+	if !f.tcp && f.sent-f.read > 64 {
+		return nil
+	}
+	buf := make([]byte, n)
+	if f.tcp {
+		if got, err := winsock.Send(f.peer, buf, 0); err != nil || got != n {
+			return fmt.Errorf("send: %d, %v", got, err)
+		}
+		f.sent += n
+	} else {
+		to := *f.addr
+		if err := windows.Sendto(f.peer, buf, 0, &to); err != nil {
+			return fmt.Errorf("sendto: %w", err)
+		}
+		f.sent++
+	}
+	r.edge(f, Readable, "data after a drain")
+	return nil
+}
+
+// drain reads until all that was sent has come and the socket says
+// WSAEWOULDBLOCK (or the end of the stream, or the reset).
+func (r *runner) drain(f *fixture) error {
+	buf := make([]byte, 4096)
+	deadline := time.Now().Add(smEventually)
+	for {
+		n, err := winsock.Recv(f.s, buf, 0)
+		switch {
+		case err == nil && f.tcp && n == 0: // end of stream
+			if f.read < f.sent {
+				return fmt.Errorf("end of stream after %d of %d bytes", f.read, f.sent)
+			}
+			f.drained = true
+			return nil
+		case err == nil:
+			f.read += map[bool]int{true: n, false: 1}[f.tcp]
+		case f.reset && !errors.Is(err, windows.WSAEWOULDBLOCK):
+			f.resetSeen = true
+			return nil
+		case !errors.Is(err, windows.WSAEWOULDBLOCK):
+			return fmt.Errorf("recv: %w", err)
+		case f.read >= f.sent:
+			f.drained = true
+			return nil
+		case time.Now().After(deadline):
+			return fmt.Errorf("drain: %d of %d sent arrived in %v", f.read, f.sent, smEventually)
+		default:
+			time.Sleep(time.Millisecond) // in flight
+		}
+	}
+}
