@@ -13,8 +13,6 @@ import (
 	"time"
 
 	"golang.org/x/sys/windows"
-
-	"github.com/sockstate/sockstate/internal/psnmodel"
 )
 
 // The state-machine runner's Waits, its checks of what is owed, Close, and
@@ -214,27 +212,3 @@ type undelivered struct {
 }
 
 func (u *undelivered) Error() string { return u.msg }
-
-// modelLosesLevel reports whether err is the reference model's known loss
-// of a level report (seeds 1795602113456513036, 1795602483839176017;
-// TestRegressionLevelAfterWake): only Level registrations owed. The model
-// learns of dequeues from the caller's calls and counts the port's depth:
-// a level packet taken by a Wait that blocked before the packet was
-// posted, and another packet in the port (a Wake) when the poller
-// re-enables the registration at its next Wait, make it take its own
-// packet as still queued and coalesce the re-ENABLE into it, so the
-// condition is not reported again, where Windows reports a condition that
-// holds at ENABLE (SPEC.md, B12). A fault of testdata/psnmodel, not of the
-// poller: on AFD the same checks hold.
-func modelLosesLevel(b Backend, err error) bool {
-	var u *undelivered
-	if b != SocketNotifications || psnmodel.Active == nil || !errors.As(err, &u) {
-		return false
-	}
-	for _, o := range u.owed {
-		if o.reg.mode != Level {
-			return false
-		}
-	}
-	return true
-}

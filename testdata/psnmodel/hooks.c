@@ -80,12 +80,13 @@ static NTSTATUS NTAPI hookIoctl(HANDLE h, HANDLE ev, PIO_APC_ROUTINE apc, PVOID 
 static NTSTATUS NTAPI hookRemove(HANDLE port, PULONG_PTR key, PULONG_PTR apc, PIO_STATUS_BLOCK io, PLARGE_INTEGER timeout)
 {
     DWORD e = GetLastError();
-    BOOL mine = !busy() && watching();
-    if (mine)
+    if (!busy() && watching())
         beforeDequeue(port);
     SetLastError(e);
     NTSTATUS s = realRemove(port, key, apc, io, timeout);
-    if (mine && s == 0) { /* STATUS_SUCCESS */
+    /* watching() again: a dequeue that began before the first
+     * registration (a Wait blocked before an Add) takes its packets too. */
+    if (s == 0 /* STATUS_SUCCESS */ && !busy() && watching()) {
         e = GetLastError();
         dequeued(port, *key, *apc);
         SetLastError(e);
@@ -96,12 +97,11 @@ static NTSTATUS NTAPI hookRemove(HANDLE port, PULONG_PTR key, PULONG_PTR apc, PI
 static NTSTATUS NTAPI hookRemoveEx(HANDLE port, completionInfo *info, ULONG count, PULONG written, PLARGE_INTEGER timeout, BOOLEAN alertable)
 {
     DWORD e = GetLastError();
-    BOOL mine = !busy() && watching();
-    if (mine)
+    if (!busy() && watching())
         beforeDequeue(port);
     SetLastError(e);
     NTSTATUS s = realRemoveEx(port, info, count, written, timeout, alertable);
-    if (mine && s == 0) { /* STATUS_SUCCESS */
+    if (s == 0 /* STATUS_SUCCESS */ && !busy() && watching()) { /* watching() again: as above */
         e = GetLastError();
         for (ULONG i = 0; i < *written; i++)
             dequeued(port, info[i].key, info[i].apc);
