@@ -54,6 +54,7 @@ mode=all rounds="${1:-5}" timed=1 # timed: the Go against C rounds
 case "${1:-}" in
 requests) mode=requests rounds=3 timed=0 ;;
 overhead | yield) mode="$1" rounds="${2:-10}" timed=0 ;;
+conns) mode=conns rounds="${2:-3}" timed=0 ;;
 esac
 cpu="${BENCH_CPU:-1}"
 wait_ops="${BENCH_WAIT_OPS:-2000}"   # Waits per benchmark and round
@@ -114,6 +115,13 @@ overhead)
 yield)
 	GOOS=windows GOARCH=amd64 go test -c -o "$work/poller.test.exe" ./poller
 	benchstat="$(tool benchstat golang.org/x/perf/cmd/benchstat "$benchstat_version")"
+	;;
+conns)
+	GOOS=windows GOARCH=amd64 go test -c -o "$work/echo.test.exe" ./examples/echo
+	x86_64-w64-mingw32-gcc -O2 -Wall -Werror -o "$work/cloop.exe" testdata/cloop/cloop.c -lws2_32 -lntdll -lpsapi
+	go build -o "$work/connload" ./internal/cmd/connload
+	# shellcheck source=scripts/conns.sh
+	source scripts/conns.sh
 	;;
 *)
 	GOOS=windows GOARCH=amd64 go test -c -o "$work/poller.test.exe" ./poller
@@ -192,6 +200,10 @@ overhead)
 	echo "Process against the raw call, both calling the ABI stub: $rounds interleaved rounds, pinned to CPU $cpu, $calls calls a run."
 	echo
 	versus sockstate.test.exe ABIStubProcess raw slices -test.benchtime "${calls}x" -test.benchmem
+	exit
+	;;
+conns)
+	conns_bench
 	exit
 	;;
 yield)

@@ -192,6 +192,10 @@ SOCKSTATE_CLOOP="$cloop" GOOS=windows GOARCH=amd64 go test -run '^$' -bench 'Wai
 	grep -E '^(Benchmark|ok|FAIL|panic)'
 GOOS=windows GOARCH=amd64 go test -run '^$' -bench 'RegisteredMemory' -benchtime 1x ./poller |
 	grep -E '^(Benchmark|ok|FAIL|panic)'
+step "scripts/bench.sh conns, a short pass that must run, not time (50 and 200 connections, 1 s)"
+# In a bench prefix of this checkout's own: two checkouts never share it.
+SOCKSTATE_WINEPREFIX="$WINEPREFIX" CONNS_SECS=1 CONNS_ALL=50 CONNS_MAX=200 scripts/bench.sh conns 3 2>&1 |
+	grep -vE '^  (all|idle): |^==> round'
 wine "$work/cloop.exe" wait 10 20
 wine "$work/cloop.exe" mem 100
 

@@ -7,9 +7,7 @@ package echo
 
 import (
 	"errors"
-	"io"
 	"net"
-	"sync"
 	"sync/atomic"
 	"testing"
 
@@ -144,24 +142,17 @@ func wsapollServer(b *testing.B) (*windows.SockaddrInet4, func()) {
 	}
 }
 
-// netServer is Go's net package: a goroutine a connection.
+// netServer is Go's net package: a goroutine and a 4 KiB buffer a
+// connection (serveNet), in this process.
 func netServer(b *testing.B) (*windows.SockaddrInet4, func()) {
 	l, err := net.Listen("tcp4", "127.0.0.1:0")
 	if err != nil {
 		b.Fatal(err)
 	}
-	var wg sync.WaitGroup
-	wg.Go(func() {
-		for {
-			c, err := l.Accept()
-			if err != nil {
-				return
-			}
-			wg.Go(func() { io.Copy(c, c); c.Close() })
-		}
-	})
+	done := make(chan struct{})
+	go func() { serveNet(l); close(done) }()
 	a := l.Addr().(*net.TCPAddr)
 	addr := &windows.SockaddrInet4{Port: a.Port}
 	copy(addr.Addr[:], a.IP.To4())
-	return addr, func() { l.Close(); wg.Wait() }
+	return addr, func() { l.Close(); <-done }
 }

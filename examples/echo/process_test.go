@@ -10,10 +10,12 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"net"
 	"os"
 	"os/exec"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 
 	"golang.org/x/sys/windows"
@@ -23,12 +25,13 @@ import (
 
 // serverEnv, set to a number of goroutines, makes this test binary the
 // poller's echo server (AFD backend) on that many goroutines instead of
-// running its tests: see TestMain.
+// running its tests, and set to "net", an echo server on Go's net package
+// (serveNet): see TestMain.
 const serverEnv = "SOCKSTATE_ECHO_SERVER"
 
-// TestMain runs the tests, or, with serverEnv set, the poller's echo
-// server in a process of its own, for BenchmarkEcho/go-*, which runs this
-// test binary again. The server speaks the protocol of the C server (cloop
+// TestMain runs the tests, or, with serverEnv set, an echo server in a
+// process of its own, for BenchmarkEcho/go-*, which runs this test binary
+// again, and for "scripts/bench.sh conns". The server speaks the protocol of the C server (cloop
 // echo): it prints "port N", serves until its standard input ends, and
 // exits with status 1 if the server met an error.
 func TestMain(m *testing.M) {
@@ -43,23 +46,66 @@ func TestMain(m *testing.M) {
 }
 
 func serveProcess(arg string) error {
-	goroutines, err := strconv.Atoi(arg)
-	if err != nil {
-		return fmt.Errorf("%s=%q: %w", serverEnv, arg, err)
+	var port int
+	var closeServer func() error
+	if arg == "net" {
+		l, err := net.Listen("tcp4", "127.0.0.1:0")
+		if err != nil {
+			return err
+		}
+		done := make(chan struct{})
+		go func() { serveNet(l); close(done) }()
+		port = l.Addr().(*net.TCPAddr).Port
+		closeServer = func() error { err := l.Close(); <-done; return err }
+	} else {
+		goroutines, err := strconv.Atoi(arg)
+		if err != nil {
+			return fmt.Errorf("%s=%q: a number of goroutines or \"net\": %w", serverEnv, arg, err)
+		}
+		srv, err := Listen(poller.AFD, goroutines)
+		if err != nil {
+			return err
+		}
+		port, closeServer = srv.Addr().Port, srv.Close
 	}
-	srv, err := Listen(poller.AFD, goroutines)
-	if err != nil {
-		return err
-	}
-	fmt.Printf("port %d\n", srv.Addr().Port)
-	_, err = io.Copy(io.Discard, os.Stdin)
-	if cerr := srv.Close(); cerr != nil {
+	fmt.Printf("port %d\n", port)
+	_, err := io.Copy(io.Discard, os.Stdin)
+	if cerr := closeServer(); cerr != nil {
 		return cerr
 	}
 	if err != nil {
 		return fmt.Errorf("standard input: %w", err)
 	}
 	return nil
+}
+
+// serveNet echoes on every connection l accepts, with a goroutine and a
+// 4 KiB buffer a connection, until l is closed; it returns once every
+// connection has ended.
+func serveNet(l net.Listener) {
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	for {
+		c, err := l.Accept()
+		if err != nil {
+			return
+		}
+		wg.Go(func() {
+			defer c.Close()
+			buf := make([]byte, 4096) // io.Copy would take 32 KiB (TCPConn's ReadFrom)
+			for {
+				n, err := c.Read(buf)
+				if n > 0 {
+					if _, werr := c.Write(buf[:n]); werr != nil {
+						return
+					}
+				}
+				if err != nil {
+					return
+				}
+			}
+		})
+	}
 }
 
 // goServer starts the poller's echo server (AFD backend) on the given

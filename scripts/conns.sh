@@ -1,0 +1,142 @@
+# shellcheck shell=bash
+# Copyright 2026 The sockstate Authors. All rights reserved.
+# SPDX-License-Identifier: BSD-3-Clause
+#
+# "scripts/bench.sh conns [ROUNDS]": echo servers at many connections,
+# sourced by bench.sh after it has built what this needs in $work
+# (echo.test.exe, cloop.exe, the native load generator connload) and
+# defined pin and serve. Three servers, each under Wine in a process of
+# its own, pinned with its wineserver to CPU $cpu:
+#
+#   go   the poller's echo server (examples/echo, AFD) on 2 goroutines
+#   c    the C reference loop (testdata/cloop echo 2) on 2 threads
+#   net  Go's net package, a goroutine and a 4 KiB buffer a connection
+#
+# and the load generator (internal/cmd/connload) natively on the other CPU,
+# over the loopback (Wine sockets are host sockets), every byte checked.
+# Workloads, each server once a round, in an order that rotates by round:
+#
+#   all   1,000 connections (CONNS_ALL), all echoing for $conns_secs s
+#   idle  10,000 connections (CONNS_MAX), 1% of them echoing for $conns_secs s
+#
+# For each: the set-up (connect and echo once on every connection), the
+# server process's memory growth per connection after it (VmRSS), the
+# active phase's messages a second and round-trip p50 and p99, and the CPU
+# time per echoed message of the server process and of the wineserver
+# (utime+stime from /proc). Medians over the rounds with min and max.
+
+# shellcheck disable=SC2154 # cpu, work and rounds are bench.sh's
+
+conns_secs="${CONNS_SECS:-10}"
+conns_all="${CONNS_ALL:-1000}"
+conns_max="${CONNS_MAX:-10000}"
+other_cpu=$(((cpu + 1) % $(nproc)))
+ticks=$(getconf CLK_TCK)
+
+# cputicks PID: the process's user and system time, in clock ticks.
+cputicks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
+# rsskb PID: its resident set, in KiB.
+rsskb() { awk '/^VmRSS:/ { print $2 }' "/proc/$1/status"; }
+
+# this_wineserver: the pid of this prefix's wineserver.
+this_wineserver() {
+	local p
+	for p in $(pgrep wineserver); do
+		if { tr '\0' '\n' <"/proc/$p/environ"; } 2>/dev/null | grep -qxF "WINEPREFIX=$WINEPREFIX"; then
+			echo "$p"
+			return
+		fi
+	done
+	echo "bench.sh conns: no wineserver of $WINEPREFIX" >&2
+	return 1
+}
+
+# conns_run SERVER CONNS ACTIVE: one run; prints
+# "setup-s mem-B/conn msgs/s p50-us p99-us server-ms/msg wineserver-ms/msg".
+conns_run() {
+	local server="$1" n="$2" active="$3" exe args=() env=()
+	case "$server" in
+	go) exe=echo.test.exe env=(SOCKSTATE_ECHO_SERVER=2) ;;
+	net) exe=echo.test.exe env=(SOCKSTATE_ECHO_SERVER=net) ;;
+	c) exe=cloop.exe args=(echo 2) ;;
+	esac
+	serve
+	local ws
+	ws="$(this_wineserver)"
+	coproc SERVER { env "${env[@]}" taskset -c "$cpu" wine "$exe" "${args[@]}" 2>&1; }
+	local line port pid
+	read -r line <&"${SERVER[0]}"
+	line="${line%$'\r'}" # a Windows program's line end
+	port="${line#port }"
+	[[ "$port" =~ ^[0-9]+$ ]] || { echo "bench.sh conns: $server printed $line" >&2; return 1; }
+	pid="$(pgrep -n -f "$exe")" # the newest: the server, under wine's exec chain
+	local rss0 rss1 s0 w0 s1 w1
+	rss0="$(rsskb "$pid")"
+	mkfifo "$work/go.fifo"
+	local sin="${SERVER[1]}" sout="${SERVER[0]}"
+	taskset -c "$other_cpu" ./connload -addr "127.0.0.1:$port" -conns "$n" -active "$active" \
+		-duration "${conns_secs}s" <"$work/go.fifo" >"$work/load.out" {sin}>&- {sout}<&- &
+	local load=$!
+	exec {gofd}>"$work/go.fifo"
+	while ! grep -q '^ready$' "$work/load.out"; do
+		kill -0 "$load" 2>/dev/null || break
+		sleep 0.2
+	done
+	rss1="$(rsskb "$pid")" s0="$(cputicks "$pid")" w0="$(cputicks "$ws")"
+	echo go >&"$gofd"
+	exec {gofd}>&-
+	wait "$load" || { echo "bench.sh conns: the load generator failed against $server:" >&2; cat "$work/load.out" >&2; return 1; }
+	s1="$(cputicks "$pid")" w1="$(cputicks "$ws")"
+	rm -f "$work/go.fifo"
+	exec {sin}>&- # the server serves until its standard input ends
+	wait "$SERVER_PID" || { echo "bench.sh conns: $server exited with status $?" >&2; return 1; }
+	awk -v rss0="$rss0" -v rss1="$rss1" -v ds=$((s1 - s0)) -v dw=$((w1 - w0)) -v hz="$ticks" '
+		{ for (i = 2; i <= NF; i++) { split($i, kv, "="); f[$1, kv[1]] = kv[2] } }
+		END {
+			conns = f["setup", "conns"]; msgs = f["active", "msgs"]
+			printf "%s %.0f %s %s %s %.3f %.3f\n", f["setup", "seconds"], (rss1 - rss0) * 1024 / conns,
+				f["active", "msgs/s"], f["active", "p50-us"], f["active", "p99-us"],
+				ds * 1000 / hz / msgs, dw * 1000 / hz / msgs
+		}' "$work/load.out"
+}
+
+conns_bench() {
+	local r workload server n active servers
+	: >conns.results
+	for ((r = 1; r <= rounds; r++)); do
+		echo "==> round $r of $rounds" >&2
+		servers=(go c net)
+		servers=("${servers[@]:$((r % 3))}" "${servers[@]:0:$((r % 3))}")
+		for workload in all idle; do
+			if [ "$workload" = all ]; then n="$conns_all" active="$conns_all"; else n="$conns_max" active=$((conns_max / 100)); fi
+			for server in "${servers[@]}"; do
+				echo "  $workload: $server, $n connections, $active active" >&2
+				conns_run "$server" "$n" "$active" | awk -v r="$r" -v w="$workload" -v s="$server" '{ print r, w, s, $0 }' >>conns.results
+			done
+		done
+	done
+	echo
+	echo "Echo servers at many connections under Wine: $rounds rounds; servers pinned to CPU $cpu with their wineserver,"
+	echo "the native load generator on CPU $other_cpu; 'all': $conns_all connections all echoing, 'idle': $conns_max with 1% echoing,"
+	echo "${conns_secs} s each, 64-byte messages. Median (min–max) over the rounds."
+	echo
+	awk '
+	function sort(a, n,    i, j, t) { for (i = 2; i <= n; i++) for (j = i; j > 1 && a[j-1] > a[j]; j--) { t = a[j]; a[j] = a[j-1]; a[j-1] = t } }
+	function cell(w, s, c,    n, i, a) {
+		n = 0; for (i = 1; i <= R; i++) if ((w, s, i) in have) a[++n] = v[w, s, i, c] + 0
+		if (!n) return "-"
+		sort(a, n); return sprintf("%s (%s–%s)", fmt(n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2), fmt(a[1]), fmt(a[n]))
+	}
+	function fmt(x) { return x >= 100 ? sprintf("%.0f", x) : sprintf("%.3g", x) }
+	{ have[$2, $3, $1] = 1; for (c = 4; c <= NF; c++) v[$2, $3, $1, c] = $c; if ($1 > R) R = $1 }
+	END {
+		split("setup s|memory B/conn|msgs/s|p50 µs|p99 µs|server CPU ms/msg|wineserver CPU ms/msg", names, "|")
+		split("all idle", ws, " "); split("go c net", ss, " ")
+		for (k = 1; k <= 2; k++) {
+			printf "| %s | poller (go) | C (cloop) | Go net |\n|---|---|---|---|\n", ws[k]
+			for (c = 4; c <= 10; c++)
+				printf "| %s | %s | %s | %s |\n", names[c - 3], cell(ws[k], "go", c), cell(ws[k], "c", c), cell(ws[k], "net", c)
+			print ""
+		}
+	}' conns.results
+}
