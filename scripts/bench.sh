@@ -11,6 +11,8 @@
 #   scripts/bench.sh requests          only the request counts (below)
 #   scripts/bench.sh overhead [ROUNDS] Process against the raw call (10)
 #   scripts/bench.sh yield [ROUNDS]    Wait with and without its yield (10)
+#   scripts/bench.sh conns [ROUNDS]    echo servers at many connections: the
+#                                      poller's, C's, Go net's (scripts/conns.sh; 3)
 #
 # Every Wine process, the wineserver included, runs pinned to one CPU
 # (BENCH_CPU, default 1) in a Wine prefix of this script's own
