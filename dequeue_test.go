@@ -14,6 +14,8 @@ import (
 	"unsafe"
 
 	"golang.org/x/sys/windows"
+
+	"github.com/sockstate/sockstate/internal/sockettest"
 )
 
 // newPort returns a new I/O completion port, closed when the test ends.
@@ -228,7 +230,7 @@ func TestDequeue(t *testing.T) {
 	entries[0] = OverlappedEntry{CompletionKey: untouched}
 	var n uint32
 	err := GetQueuedCompletionStatusEx(port, &entries[0], 0, &n, 0, false)
-	if !underWine() {
+	if !sockettest.UnderWine() {
 		t.Logf("raw GetQueuedCompletionStatusEx with a count of 0: n=%d, err=%v", n, err)
 		return
 	}
@@ -238,12 +240,6 @@ func TestDequeue(t *testing.T) {
 	if n, err := Dequeue(port, entries, 0); n != 1 || err != nil || entries[0].CompletionKey != 44 {
 		t.Errorf("after the raw call with a count of 0: (%d, %v) key %d, want the packet posted before still there", n, err, entries[0].CompletionKey)
 	}
-}
-
-// underWine reports whether the test runs under Wine: only Wine's ntdll.dll
-// has the wine_get_version export.
-func underWine() bool {
-	return windows.NewLazySystemDLL("ntdll.dll").NewProc("wine_get_version").Find() == nil
 }
 
 // TestABIStubDequeue: through the ABI stub's GetQueuedCompletionStatusEx,

@@ -13,6 +13,7 @@ import (
 
 	"golang.org/x/sys/windows"
 
+	"github.com/sockstate/sockstate/internal/sockettest"
 	iwinsock "github.com/sockstate/sockstate/internal/winsock"
 	"github.com/sockstate/sockstate/winsock"
 )
@@ -112,7 +113,12 @@ func (f *fixture) ready() Interest {
 	if !f.tcp || !f.reset {
 		i |= Writable
 	}
-	if f.eof {
+	if f.eof && (f.sent == f.read || !sockettest.UnderWine()) {
+		// Wine's server learns of the peer's FIN only from a read that
+		// finds the buffer empty (it watches the host socket for POLLIN,
+		// not POLLRDHUP): while sent data is unread, neither AFD poll
+		// reports DISCONNECT under Wine. Windows' afd.sys reports it when
+		// the FIN arrives.
 		i |= HangUp
 	}
 	return i

@@ -55,3 +55,9 @@ func Drain(t testing.TB, s windows.Handle) string {
 		got = append(got, buf[:n]...)
 	}
 }
+
+// UnderWine reports whether the test runs under Wine: only Wine's ntdll.dll
+// has the wine_get_version export.
+func UnderWine() bool {
+	return windows.NewLazySystemDLL("ntdll.dll").NewProc("wine_get_version").Find() == nil
+}
