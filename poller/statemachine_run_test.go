@@ -37,16 +37,15 @@ type fixture struct {
 
 // runner runs one sequence on one Poller.
 type runner struct {
-	p        *Poller
-	m        *model
-	fix      [smSockets]*fixture
-	clock    atomic.Int64
-	results  chan waitResult
-	bg       int // background Waits not yet collected
-	closed   bool
-	nextKey  uint64
-	stats    *runStats
-	tcpFirst int
+	p       *Poller
+	m       *model
+	fix     [smSockets]*fixture
+	clock   atomic.Int64
+	results chan waitResult
+	bg      int // background Waits not yet collected
+	closed  bool
+	nextKey uint64
+	stats   *runStats
 }
 
 func (r *runner) tick() int64 { return r.clock.Add(1) }
@@ -137,7 +136,6 @@ func (r *runner) wantErr(err, want error) error {
 }
 
 func (r *runner) do(o op) error {
-	f := r.fix[o.sock]
 	switch o.kind {
 	case opWait:
 		return r.wait(o.n, o.timeout)
@@ -164,7 +162,7 @@ func (r *runner) do(o op) error {
 	if err := r.settle(o.sock); err != nil {
 		return err
 	}
-	f = r.fix[o.sock]
+	f := r.fix[o.sock]
 	switch o.kind {
 	case opAdd:
 		key := r.nextKey
