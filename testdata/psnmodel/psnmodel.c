@@ -74,9 +74,7 @@ NTSTATUS NTAPI NtQueryIoCompletion(HANDLE, int, PVOID, ULONG, PULONG);
  * registration is read again in turn, WATCH_N every WATCH_MS, and reports
  * only a change it finds, never a condition that merely still holds. */
 #define WATCH_MS 50
-#ifndef WATCH_N
 #define WATCH_N 32
-#endif
 
 /* ---- switches ---------------------------------------------------------- */
 
