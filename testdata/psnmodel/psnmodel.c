@@ -618,26 +618,29 @@ BOOL beforeSocketCall(HANDLE h, ULONG code, callNote *note)
 }
 
 /* peerOf returns the cached (peer, own) addresses of stream socket h, read
- * at its first send; NULL if it has no peer. */
+ * at its first send; NULL if it has no peer. That a socket is no stream is
+ * cached too (an entry with no ends): a datagram sender's every send would
+ * otherwise ask for its type again. */
 static const pair *peerOf(HANDLE h)
 {
     peer **head = &peers[hashOf((ULONG_PTR)h, 0)], *p = *head;
     while (p != NULL && p->h != h)
         p = p->next;
     if (p != NULL)
-        return &p->ends;
+        return p->ends.alen ? &p->ends : NULL;
     int type = 0, len = sizeof type;
-    if (getsockopt((SOCKET)h, SOL_SOCKET, SO_TYPE, (char *)&type, &len) != 0 || type != SOCK_STREAM ||
-        (p = malloc(sizeof *p)) == NULL)
+    if (getsockopt((SOCKET)h, SOL_SOCKET, SO_TYPE, (char *)&type, &len) != 0 || (p = malloc(sizeof *p)) == NULL)
         return NULL;
-    if (!endsOf((SOCKET)h, &p->ends, TRUE)) {
-        free(p);
+    if (type != SOCK_STREAM)
+        memset(&p->ends, 0, sizeof p->ends);
+    else if (!endsOf((SOCKET)h, &p->ends, TRUE)) {
+        free(p); /* not connected yet: asked again at its next send */
         return NULL;
     }
     p->h = h;
     p->next = *head;
     *head = p;
-    return &p->ends;
+    return p->ends.alen ? &p->ends : NULL;
 }
 
 /* arrived: h sent data. If its peer is a registered socket of this process
