@@ -104,6 +104,13 @@ func (b *psn) translate(e sockstate.OverlappedEntry) (Event, int32, bool) {
 	}
 	ev := fromSockNotify(e.NumberOfBytesTransferred) & (sl.interest | Error)
 	if sl.mode.oneShot() {
+		if !sl.armed {
+			// Reported since its last arming: this packet is of an earlier
+			// one. A Modify of a one-shot registration whose packet is
+			// still in the port arms it again, so two packets can come of
+			// one Modify; the first is the report, the second goes.
+			return Event{}, -1, false
+		}
 		sl.armed = false
 		if ev == 0 { // fired for nothing the caller wants: re-arm it ourselves
 			if err := b.arm(i); err == nil {
