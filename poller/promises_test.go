@@ -178,11 +178,22 @@ func (m *model) check(w waitResult) error {
 			}
 		}
 		r := k.reg
-		if r.mode.oneShot() && r.key == e.Key && w.end > r.armStart {
+		consumed := r.mode.oneShot() && r.key == e.Key && w.end > r.armStart
+		if consumed {
 			r.armed = false
 		}
 		m.owed = slices.DeleteFunc(m.owed, func(o *obligation) bool {
-			if o.reg != r || w.end <= o.after || (o.startAfter && w.start <= o.after) {
+			if o.reg != r {
+				return false
+			}
+			if consumed {
+				// The report took the arming: nothing more is owed until
+				// the next Modify, also what the runner recorded as owed
+				// after this Wait returned, before it checked it (it
+				// checks a background Wait's result at its next step).
+				return true
+			}
+			if w.end <= o.after || (o.startAfter && w.start <= o.after) {
 				return false
 			}
 			if o.bits == anyBits {

@@ -163,6 +163,15 @@ func (r *runner) do(o op) error {
 		return err
 	}
 	f := r.fix[o.sock]
+	for j, g := range r.fix {
+		// A socket closed without Delete whose handle this one has now:
+		// Delete the handle first, as Delete's doc says.
+		if j != o.sock && g.closed && g.s == f.s {
+			if err := r.settle(j); err != nil {
+				return err
+			}
+		}
+	}
 	switch o.kind {
 	case opAdd:
 		key := r.nextKey
@@ -216,20 +225,22 @@ func (r *runner) do(o op) error {
 		if !f.tcp || f.eof || f.reset {
 			return nil
 		}
+		t0 := r.tick()
 		if err := windows.Shutdown(f.peer, windows.SHUT_WR); err != nil {
 			return fmt.Errorf("shutdown: %w", err)
 		}
 		f.eof = true
-		r.edge(f, Readable|HangUp, "the peer shut down after a drain")
+		r.edge(f, Readable|HangUp, t0, "the peer shut down after a drain")
 	case opReset:
 		if !f.tcp || f.reset {
 			return nil
 		}
 		linger := windows.Linger{Onoff: 1, Linger: 0}
 		windows.SetsockoptLinger(f.peer, windows.SOL_SOCKET, windows.SO_LINGER, &linger)
+		t0 := r.tick()
 		windows.Closesocket(f.peer)
 		f.peer, f.reset, f.resetAt = windows.InvalidHandle, true, r.tick()
-		r.edge(f, anyBits, "the peer reset after a drain")
+		r.edge(f, anyBits, t0, "the peer reset after a drain")
 	case opCloseSock:
 		if f.reg != nil {
 			if err := r.delete(f); err != nil {
@@ -249,8 +260,10 @@ func (r *runner) do(o op) error {
 }
 
 // edge records what a new arrival owes an Edge registration (or an armed
-// one-shot edge one) after a drain: the bits of want in its interest.
-func (r *runner) edge(f *fixture, want Interest, why string) {
+// one-shot edge one) after a drain: the bits of want in its interest, from
+// a Wait that returns after t0, the tick before the peer's call (a Wait on
+// another goroutine may take the event before that call has returned).
+func (r *runner) edge(f *fixture, want Interest, t0 int64, why string) {
 	reg := f.reg
 	drained := f.drained
 	f.drained = false
@@ -264,9 +277,9 @@ func (r *runner) edge(f *fixture, want Interest, why string) {
 	switch {
 	case bits == 0:
 	case reg.mode == Edge:
-		r.m.owe(reg, bits, r.tick(), false, why)
+		r.m.owe(reg, bits, t0, false, why)
 	case reg.mode == OneShotEdge && reg.armed:
-		r.m.owe(reg, anyBits, r.tick(), false, why+" (one-shot: any event)")
+		r.m.owe(reg, anyBits, t0, false, why+" (one-shot: any event)")
 	}
 }
 
@@ -335,6 +348,7 @@ func (r *runner) send(f *fixture, n int) error {
 		return nil
 	}
 	buf := make([]byte, n)
+	t0 := r.tick()
 	if f.tcp {
 		if got, err := winsock.Send(f.peer, buf, 0); err != nil || got != n {
 			return fmt.Errorf("send: %d, %v", got, err)
@@ -347,7 +361,7 @@ func (r *runner) send(f *fixture, n int) error {
 		}
 		f.sent++
 	}
-	r.edge(f, Readable, "data after a drain")
+	r.edge(f, Readable, t0, "data after a drain")
 	return nil
 }
 

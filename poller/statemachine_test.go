@@ -182,19 +182,6 @@ func shrink(ops []op, fails func([]op) error, budget int) ([]op, error) {
 // TestStateMachine runs random sequences on each backend (see the top of
 // this file).
 func TestStateMachine(t *testing.T) {
-	// Open findings (issue 18); until they are settled the test runs only
-	// when asked for:
-	//   - ProcessSocketNotifications, seed 64: a Modify of a one-shot
-	//     registration whose packet is still in the port leaves that packet
-	//     to be taken after the new arming; if its bits are outside the new
-	//     interest the poller re-arms the registration for it, and the
-	//     condition is reported twice without a Modify between.
-	//   - AFD, seed 38, once in one CI run (not under -race) and not again
-	//     on replay: a OneShotEdge registration owed an event for data
-	//     after a drain that did not come within 10 s.
-	if *smSequences == 0 && os.Getenv("SOCKSTATE_SEQUENCES") == "" {
-		t.Skip("open findings, seed 64 (ProcessSocketNotifications: a one-shot Modify reports twice) and seed 38 (AFD, intermittent: a OneShotEdge event after a drain missing): run with -sequences N or scripts/test.sh soak N")
-	}
 	sequences := defaultSequences
 	if s := os.Getenv("SOCKSTATE_SEQUENCES"); s != "" {
 		fmt.Sscan(s, &sequences)
