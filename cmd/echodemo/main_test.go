@@ -16,40 +16,43 @@ import (
 
 // TestCheck: flags out of their documented ranges are refused, and the
 // limits themselves are accepted (3,000 clients, or 10,000 outside Wine;
-// 1,000,000 messages; 10,000,000 messages in all).
+// 1,000,000 messages; 10,000,000 messages in all; up to 10,000 idle
+// connections).
 func TestCheck(t *testing.T) {
 	most := maxClients
 	if underWine() {
 		most = maxWineClients
 	}
 	type flags struct {
-		clients, messages, size, goroutines int
-		backend                             string
+		clients, messages, size, goroutines, idle int
+		backend                                   string
 	}
 	for _, f := range []flags{
-		{0, 1, 64, 1, "auto"},
-		{most + 1, 1, 64, 1, "auto"},
-		{1, 0, 64, 1, "auto"},
-		{1, maxMessages + 1, 64, 1, "auto"},
-		{100, maxTotal/100 + 1, 64, 1, "auto"},
-		{1, 1, 0, 1, "auto"},
-		{1, 1, 65537, 1, "auto"},
-		{1, 1, 64, 0, "auto"},
-		{1, 1, 64, 257, "auto"},
-		{1, 1, 64, 1, "iocp"},
+		{0, 1, 64, 1, 0, "auto"},
+		{most + 1, 1, 64, 1, 0, "auto"},
+		{1, 0, 64, 1, 0, "auto"},
+		{1, maxMessages + 1, 64, 1, 0, "auto"},
+		{100, maxTotal/100 + 1, 64, 1, 0, "auto"},
+		{1, 1, 0, 1, 0, "auto"},
+		{1, 1, 65537, 1, 0, "auto"},
+		{1, 1, 64, 0, 0, "auto"},
+		{1, 1, 64, 257, 0, "auto"},
+		{1, 1, 64, 1, -1, "auto"},
+		{1, 1, 64, 1, maxClients + 1, "auto"},
+		{1, 1, 64, 1, 0, "iocp"},
 	} {
-		if _, err := check(f.clients, f.messages, f.size, f.goroutines, f.backend); err == nil {
+		if _, err := check(f.clients, f.messages, f.size, f.goroutines, f.idle, f.backend); err == nil {
 			t.Errorf("%+v accepted", f)
 		} else {
 			t.Logf("%+v: %v", f, err)
 		}
 	}
 	for _, f := range []flags{
-		{most, 1, 64, 1, "afd"},
-		{1, maxMessages, 65536, 256, "SocketNotifications"},
-		{10, maxTotal / 10, 1, 1, "auto"},
+		{most, 1, 64, 1, maxClients, "afd"},
+		{1, maxMessages, 65536, 256, 0, "SocketNotifications"},
+		{10, maxTotal / 10, 1, 1, 1000, "auto"},
 	} {
-		if _, err := check(f.clients, f.messages, f.size, f.goroutines, f.backend); err != nil {
+		if _, err := check(f.clients, f.messages, f.size, f.goroutines, f.idle, f.backend); err != nil {
 			t.Errorf("%+v refused: %v", f, err)
 		}
 	}
@@ -64,8 +67,28 @@ func TestMissingBackend(t *testing.T) {
 	if sockstate.Supported() {
 		t.Skip("ProcessSocketNotifications is here: no missing backend to try")
 	}
-	err := run(poller.SocketNotifications, 1, echo.Load{Clients: 1, Messages: 1, Size: 1})
+	err := run(poller.SocketNotifications, 1, 0, echo.Load{Clients: 1, Messages: 1, Size: 1})
 	if code := exitCode(err); code != 3 {
 		t.Errorf("run on the missing backend: %v, exit code %d, want 3", err, code)
+	}
+}
+
+// TestMemory: the server's memory an idle connection is measured from
+// connections that it really holds (each echoed a byte), and it is what a
+// poller registration costs: more than nothing, and far less than a
+// connection's buffer of 64 KiB would be.
+func TestMemory(t *testing.T) {
+	srv, err := echo.Listen(poller.Auto, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	perConn, err := memory(srv, 1000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("%.0f bytes an idle connection on %v", perConn, srv.Backend())
+	if perConn <= 0 || perConn > 16<<10 {
+		t.Errorf("%.0f bytes an idle connection: want more than 0 and at most 16 KiB", perConn)
 	}
 }

@@ -116,6 +116,32 @@ func client(addr *windows.SockaddrInet4, id int, load Load) (tally, error) {
 	return c, windows.Shutdown(s, windows.SHUT_WR)
 }
 
+// Hold fills conns with connections to the echo server at addr, each of
+// which has echoed one byte, so that the server holds every one of them
+// registered and idle. The caller closes them, also those made before an
+// error (the rest are 0).
+func Hold(addr *windows.SockaddrInet4, conns []windows.Handle) error {
+	b := []byte{0}
+	for i := range conns {
+		s, err := dial(addr)
+		if err != nil {
+			return fmt.Errorf("echo: connection %d of %d: %w", i+1, len(conns), err)
+		}
+		conns[i] = s
+		b[0] = byte(i)
+		if err := sendAll(s, b); err != nil {
+			return fmt.Errorf("echo: connection %d of %d: %w", i+1, len(conns), err)
+		}
+		if err := recvFull(s, b); err != nil {
+			return fmt.Errorf("echo: connection %d of %d: %w", i+1, len(conns), err)
+		}
+		if b[0] != byte(i) {
+			return fmt.Errorf("echo: connection %d of %d: the echo differs", i+1, len(conns))
+		}
+	}
+	return nil
+}
+
 // dial opens a TCP socket connected to addr. Several goroutines may dial
 // one addr at once: each connects with a copy of it, as golang.org/x/sys
 // writes the encoded address into the Sockaddr it is given.
