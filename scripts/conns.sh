@@ -84,12 +84,20 @@ conns_run() {
 	done
 	rss1="$(rsskb "$pid")" s0="$(cputicks "$pid")" w0="$(cputicks "$ws")"
 	echo go >&"$gofd"
-	exec {gofd}>&-
-	wait "$load" || { echo "bench.sh conns: the load generator failed against $server:" >&2; cat "$work/load.out" >&2; return 1; }
+	while ! grep -q '^active ' "$work/load.out"; do
+		kill -0 "$load" 2>/dev/null || break
+		sleep 0.1
+	done
 	s1="$(cputicks "$pid")" w1="$(cputicks "$ws")"
-	rm -f "$work/go.fifo"
+	# The server ends first, while the load generator holds its
+	# connections: closed from the client side all at once they would make
+	# Wine's server spin (README, "Connection scale"), which is not what
+	# this measures.
 	exec {sin}>&- # the server serves until its standard input ends
 	wait "$SERVER_PID" || { echo "bench.sh conns: $server exited with status $?" >&2; return 1; }
+	exec {gofd}>&-
+	wait "$load" || { echo "bench.sh conns: the load generator failed against $server:" >&2; cat "$work/load.out" >&2; return 1; }
+	rm -f "$work/go.fifo"
 	awk -v rss0="$rss0" -v rss1="$rss1" -v ds=$((s1 - s0)) -v dw=$((w1 - w0)) -v hz="$ticks" '
 		{ for (i = 2; i <= NF; i++) { split($i, kv, "="); f[$1, kv[1]] = kv[2] } }
 		END {

@@ -23,7 +23,8 @@
 //
 //	active msgs=M seconds=S msgs/s=X p50-us=A p99-us=B
 //
-// with the round-trip percentiles of every message. A connection that
+// with the round-trip percentiles of every message, and holds the
+// connections open until its standard input ends. A connection that
 // fails, or a byte that comes back wrong, ends it with status 1. Each
 // connection is a goroutine, not a thread.
 package main
@@ -88,16 +89,25 @@ func run(addr string, conns, active int, duration time.Duration, size, parallel 
 		return err
 	}
 	fmt.Printf("setup conns=%d refused=%d seconds=%.2f\nready\n", len(cs), refused, time.Since(start).Seconds())
-	if _, err := bufio.NewReader(os.Stdin).ReadString('\n'); err != nil {
+	in := bufio.NewReader(os.Stdin)
+	if _, err := in.ReadString('\n'); err != nil {
 		return fmt.Errorf("waiting for the line that starts the active phase: %w", err)
-	}
-	if active == 0 {
-		return nil
 	}
 	if active > len(cs) {
 		return fmt.Errorf("-active %d: only %d connections were made", active, len(cs))
 	}
-	return echoPhase(cs, active, duration, size)
+	if active > 0 {
+		if err := echoPhase(cs, active, duration, size); err != nil {
+			return err
+		}
+	}
+	// Hold the connections until the standard input ends, so that the
+	// script can end the server first: N connections closed at once from
+	// this side make Wine's server spin on every socket that has its end
+	// of stream until the server under test has closed it, which takes
+	// minutes at 10,000 (README, "Connection scale").
+	_, err = io.Copy(io.Discard, in)
+	return err
 }
 
 // setup dials conns connections and echoes one message on each; a dial the
