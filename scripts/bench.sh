@@ -7,7 +7,8 @@
 # reference loop of testdata/cloop, which makes the same IOCTL_AFD_POLL,
 # completion port and socket calls and nothing else.
 #
-#   scripts/bench.sh [ROUNDS]          (default 5; at least 3)
+#   scripts/bench.sh [ROUNDS]          (default 5; at least 3): everything
+#                                      below but overhead and yield
 #   scripts/bench.sh requests          only the request counts (below)
 #   scripts/bench.sh overhead [ROUNDS] Process against the raw call (10)
 #   scripts/bench.sh yield [ROUNDS]    Wait with and without its yield (10)
@@ -131,6 +132,11 @@ conns)
 	x86_64-w64-mingw32-gcc -O2 -Wall -Werror -o "$work/cloop.exe" testdata/cloop/cloop.c -lws2_32 -lntdll -lpsapi
 	SOCKSTATE_CLOOP="$(winepath -w "$work/cloop.exe" 2>/dev/null)"
 	export SOCKSTATE_CLOOP
+	if [ "$mode" = all ]; then # the conns mode's runs come last
+		go build -o "$work/connload" ./internal/cmd/connload
+		# shellcheck source=scripts/conns.sh
+		source scripts/conns.sh
+	fi
 	;;
 esac
 cd "$work"
@@ -392,3 +398,5 @@ echo "Where they go (requests per op, by process and request; threads that submi
 echo "call are the Go runtime's: sysmon, and threads woken to take a processor):"
 echo
 printf '%s' "$details"
+[ "$mode" = all ] && conns_bench
+exit 0
