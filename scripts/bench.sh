@@ -398,5 +398,6 @@ echo "Where they go (requests per op, by process and request; threads that submi
 echo "call are the Go runtime's: sysmon, and threads woken to take a processor):"
 echo
 printf '%s' "$details"
-[ "$mode" = all ] && conns_bench
-exit 0
+if [ "$mode" = all ]; then
+	conns_bench
+fi

@@ -24,12 +24,16 @@
 # active phase's messages a second and round-trip p50 and p99, and the CPU
 # time per echoed message of the server process and of the wineserver
 # (utime+stime from /proc). Medians over the rounds with min and max.
+# Then one traced run a server (CONNS_TRACED connections, 2,000 unless
+# told, 1% echoing) counts the Wine server requests of the active phase per
+# echoed message, by name.
 
 # shellcheck disable=SC2154 # cpu, work and rounds are bench.sh's
 
 conns_secs="${CONNS_SECS:-10}"
 conns_all="${CONNS_ALL:-1000}"
 conns_max="${CONNS_MAX:-10000}"
+conns_traced="${CONNS_TRACED:-2000}" # 0: no traced pass
 other_cpu=$(((cpu + 1) % $(nproc)))
 ticks=$(getconf CLK_TCK)
 
@@ -51,16 +55,24 @@ this_wineserver() {
 	return 1
 }
 
-# conns_run SERVER CONNS ACTIVE: one run; prints
-# "setup-s mem-B/conn msgs/s p50-us p99-us server-ms/msg wineserver-ms/msg".
+# conns_run SERVER CONNS ACTIVE [traced]: one run; prints
+# "setup-s mem-B/conn msgs/s p50-us p99-us server-ms/msg wineserver-ms/msg",
+# or, traced, on a wineserver that traces every request, what the active
+# phase asked of it: "msgs name=count..." (requests by name, and
+# ioctl-pending=the poll submissions that found nothing ready yet).
 conns_run() {
-	local server="$1" n="$2" active="$3" exe args=() env=()
+	local server="$1" n="$2" active="$3" traced="${4:-}" exe args=() env=()
 	case "$server" in
 	go) exe=echo.test.exe env=(SOCKSTATE_ECHO_SERVER=2) ;;
 	net) exe=echo.test.exe env=(SOCKSTATE_ECHO_SERVER=net) ;;
 	c) exe=cloop.exe args=(echo 2) ;;
 	esac
-	serve
+	if [ -n "$traced" ]; then
+		: >"$work/trace"
+		serve -f -d1
+	else
+		serve
+	fi
 	local ws
 	ws="$(this_wineserver)"
 	coproc SERVER { env "${env[@]}" taskset -c "$cpu" wine "$exe" "${args[@]}" 2>&1; }
@@ -83,12 +95,15 @@ conns_run() {
 		sleep 0.2
 	done
 	rss1="$(rsskb "$pid")" s0="$(cputicks "$pid")" w0="$(cputicks "$ws")"
+	local t0=0 t1=0
+	[ -z "$traced" ] || t0="$(wc -l <"$work/trace")"
 	echo go >&"$gofd"
 	while ! grep -q '^active ' "$work/load.out"; do
 		kill -0 "$load" 2>/dev/null || break
 		sleep 0.1
 	done
 	s1="$(cputicks "$pid")" w1="$(cputicks "$ws")"
+	[ -z "$traced" ] || t1="$(wc -l <"$work/trace")"
 	# The server ends first, while the load generator holds its
 	# connections: closed from the client side all at once they would make
 	# Wine's server spin (README, "Connection scale"), which is not what
@@ -98,6 +113,15 @@ conns_run() {
 	exec {gofd}>&-
 	wait "$load" || { echo "bench.sh conns: the load generator failed against $server:" >&2; cat "$work/load.out" >&2; return 1; }
 	rm -f "$work/go.fifo"
+	if [ -n "$traced" ]; then
+		local msgs
+		msgs="$(awk '$1 == "active" { split($2, f, "="); print f[2] }' "$work/load.out")"
+		sed -n "$((t0 + 1)),${t1}p" "$work/trace" | awk -v msgs="$msgs" '
+			/^[0-9a-f]+: [a-z_]+\(/ && !/^[0-9a-f]+: [a-z_]+\(\) = / { split($2, f, "("); n[f[1]]++ }
+			/^[0-9a-f]+: ioctl\(\) = PENDING/ { n["ioctl-pending"]++ }
+			END { printf "%s", msgs; for (k in n) printf " %s=%d", k, n[k]; printf "\n" }'
+		return
+	fi
 	awk -v rss0="$rss0" -v rss1="$rss1" -v ds=$((s1 - s0)) -v dw=$((w1 - w0)) -v hz="$ticks" '
 		{ for (i = 2; i <= NF; i++) { split($i, kv, "="); f[$1, kv[1]] = kv[2] } }
 		END {
@@ -147,4 +171,43 @@ conns_bench() {
 			print ""
 		}
 	}' conns.results
+	conns_requests
+}
+
+# conns_requests: one traced run a server at $conns_traced connections
+# with 1% echoing; prints the Wine server requests per echoed message by
+# name, and the share of poll submissions that found nothing ready.
+conns_requests() {
+	((conns_traced > 0)) || return 0
+	local server
+	: >conns.requests
+	for server in go c net; do
+		echo "  traced: $server, $conns_traced connections, $((conns_traced / 100)) active" >&2
+		conns_run "$server" "$conns_traced" $((conns_traced / 100)) traced | awk -v s="$server" '{ print s, $0 }' >>conns.requests
+	done
+	echo "Wine server requests per echoed message, $conns_traced connections with 1% echoing (one traced run a server, not timed):"
+	echo
+	awk '
+	{ s = $1; msgs[s] = $2; for (i = 3; i <= NF; i++) { split($i, kv, "="); n[s, kv[1]] = kv[2]; names[kv[1]] = 1 } }
+	END {
+		split("go c net", ss, " ")
+		print "| requests a message | poller (go) | C (cloop) | Go net |\n|---|---|---|---|"
+		m = 0
+		for (k in names) if (k != "ioctl-pending") sorted[++m] = k
+		for (i = 2; i <= m; i++) for (j = i; j > 1 && sorted[j-1] > sorted[j]; j--) { t = sorted[j]; sorted[j] = sorted[j-1]; sorted[j-1] = t }
+		for (i = 1; i <= m; i++) {
+			k = sorted[i]
+			row = ""; keep = 0
+			for (j = 1; j <= 3; j++) { v = n[ss[j], k] / msgs[ss[j]]; if (v >= 0.05) keep = 1; row = row sprintf(" %.2f |", v) }
+			if (keep) printf "| %s |%s\n", k, row
+		}
+		row = ""
+		for (j = 1; j <= 3; j++) row = row (n[ss[j], "ioctl"] ? sprintf(" %.0f%% |", 100 * n[ss[j], "ioctl-pending"] / n[ss[j], "ioctl"]) : " - |")
+		printf "| poll submissions that found nothing ready |%s\n", row
+	}' conns.requests
+	echo
+	echo "recv_socket, send_socket, ioctl (a poll submitted), set_async_direct_result and get_async_result (a poll that"
+	echo "completed later, fetched by the thread that submitted it) touch a socket, after which Wine re-evaluates its"
+	echo "events, walking its list of pending polls (server/sock.c); select, set_timer and event_op are waits, timers"
+	echo "and wake-ups."
 }
