@@ -123,21 +123,30 @@ func client(addr *windows.SockaddrInet4, id int, load Load) (tally, error) {
 func Hold(addr *windows.SockaddrInet4, conns []windows.Handle) error {
 	b := []byte{0}
 	for i := range conns {
-		s, err := dial(addr)
+		err := holdOne(addr, &conns[i], b, byte(i))
 		if err != nil {
 			return fmt.Errorf("echo: connection %d of %d: %w", i+1, len(conns), err)
 		}
-		conns[i] = s
-		b[0] = byte(i)
-		if err := sendAll(s, b); err != nil {
-			return fmt.Errorf("echo: connection %d of %d: %w", i+1, len(conns), err)
-		}
-		if err := recvFull(s, b); err != nil {
-			return fmt.Errorf("echo: connection %d of %d: %w", i+1, len(conns), err)
-		}
-		if b[0] != byte(i) {
-			return fmt.Errorf("echo: connection %d of %d: the echo differs", i+1, len(conns))
-		}
+	}
+	return nil
+}
+
+// holdOne dials addr into *s and echoes the byte v through b.
+func holdOne(addr *windows.SockaddrInet4, s *windows.Handle, b []byte, v byte) error {
+	c, err := dial(addr)
+	if err != nil {
+		return err
+	}
+	*s = c
+	b[0] = v
+	if err := sendAll(c, b); err != nil {
+		return err
+	}
+	if err := recvFull(c, b); err != nil {
+		return err
+	}
+	if b[0] != v {
+		return errors.New("the echo differs")
 	}
 	return nil
 }
