@@ -50,7 +50,7 @@
 # yield, BenchmarkWaitYield's Wait with its yield of the processor
 # (poller's yieldEvery) against the same Wait without it, then the Wine
 # server requests of each, counted as below.
-set -euo pipefail
+set -Eeuo pipefail # -E: the ERR trap below names a failing line in functions too
 cd "$(dirname "$0")/.."
 
 mode=all rounds="${1:-5}" timed=1 # timed: the Go against C rounds

@@ -77,7 +77,12 @@ conns_run() {
 	ws="$(this_wineserver)"
 	coproc SERVER { env "${env[@]}" taskset -c "$cpu" wine "$exe" "${args[@]}" 2>&1; }
 	local line port pid
-	read -r line <&"${SERVER[0]}"
+	if ! read -r line <&"${SERVER[0]}"; then
+		local status=0
+		wait "$SERVER_PID" || status=$?
+		echo "bench.sh conns: the $server server ended (status $status) before it printed its port" >&2
+		return 1
+	fi
 	line="${line%$'\r'}" # a Windows program's line end
 	port="${line#port }"
 	[[ "$port" =~ ^[0-9]+$ ]] || { echo "bench.sh conns: $server printed $line" >&2; return 1; }
