@@ -105,14 +105,18 @@ func (b *psn) translate(e sockstate.OverlappedEntry) (Event, int32, bool) {
 	ev := fromSockNotify(e.NumberOfBytesTransferred) & (sl.interest | Error)
 	if sl.mode.oneShot() {
 		if !sl.armed {
-			// Reported since its last arming: this packet is of an earlier
-			// one. A Modify of a one-shot registration whose packet is
-			// still in the port arms it again, so two packets can come of
-			// one Modify; the first is the report, the second goes.
+			// Reported since its last arming. A Modify of a one-shot
+			// registration whose packet is still in the port arms it
+			// again, so two packets can follow one arming: whichever comes
+			// first is its report, and a later one goes.
 			return Event{}, -1, false
 		}
 		sl.armed = false
-		if ev == 0 { // fired for nothing the caller wants: re-arm it ourselves
+		if ev == 0 {
+			// Fired for nothing the caller wants: re-arm it ourselves. If
+			// the OS refuses, it stays disarmed until Modify, which makes
+			// the call again (a packet of the same arming still queued
+			// then goes, as after a report).
 			if err := b.arm(i); err == nil {
 				sl.armed = true
 			}

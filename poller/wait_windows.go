@@ -157,7 +157,10 @@ func (p *Poller) deliver(raw []sockstate.OverlappedEntry, events []Event, n0 int
 		}
 		sl := p.at(slot)
 		if sl.wait == wait && int(sl.waitAt) < n0+n {
-			events[sl.waitAt].Events |= ev.Events // reported already in this Wait
+			// Reported already in this Wait: one event, under the key that
+			// is current now (a Modify may have changed it meanwhile).
+			events[sl.waitAt].Key = ev.Key
+			events[sl.waitAt].Events |= ev.Events
 			continue
 		}
 		sl.wait, sl.waitAt = wait, int32(n0+n)
