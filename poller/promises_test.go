@@ -136,6 +136,11 @@ func (m *model) drop(r *registration) {
 	m.owed = slices.DeleteFunc(m.owed, func(o *obligation) bool { return o.reg == r })
 }
 
+// owing reports whether r is owed anything.
+func (m *model) owing(r *registration) bool {
+	return slices.ContainsFunc(m.owed, func(o *obligation) bool { return o.reg == r })
+}
+
 func (m *model) owe(r *registration, bits Interest, after int64, startAfter bool, why string) {
 	m.owed = append(m.owed, &obligation{reg: r, bits: bits, after: after, startAfter: startAfter, why: why})
 }
@@ -183,8 +188,8 @@ func (m *model) check(w waitResult) error {
 			r.armed = false
 		}
 		m.owed = slices.DeleteFunc(m.owed, func(o *obligation) bool {
-			if o.reg != r {
-				return false
+			if o.reg != r || r.mode.oneShot() && e.Key != r.key {
+				return false // a one-shot arming is met by its own key only
 			}
 			if consumed {
 				// The report took the arming: nothing more is owed until

@@ -123,3 +123,16 @@ func TestRegressionHandleReused(t *testing.T) {
 		{kind: opAdd, sock: 0, interest: Readable, mode: OneShotEdge},
 	})
 }
+
+// TestRegressionResetAfterData: data that arrives after a drain on an Edge
+// registration, and then the peer's reset before any Wait: the reset may
+// discard the data, and on AFD the event is the reset's (Error), not
+// Readable; the runner owed Readable still (seed 3210).
+func TestRegressionResetAfterData(t *testing.T) {
+	runRegression(t, []op{
+		{kind: opDrain, sock: 0},
+		{kind: opAdd, sock: 0, interest: Readable | Writable, mode: Edge},
+		{kind: opSend, sock: 0, n: 40},
+		{kind: opReset, sock: 0},
+	})
+}

@@ -235,6 +235,13 @@ func (r *runner) do(o op) error {
 		if !f.tcp || f.reset {
 			return nil
 		}
+		if f.reg != nil && r.m.owing(f.reg) {
+			// A reset may discard data not yet read, and the event the
+			// data owed with it: what is owed now is the reset's, any
+			// event (edge, below), as after a drain (seed 3210).
+			r.m.drop(f.reg)
+			f.drained = true
+		}
 		linger := windows.Linger{Onoff: 1, Linger: 0}
 		windows.SetsockoptLinger(f.peer, windows.SOL_SOCKET, windows.SO_LINGER, &linger)
 		t0 := r.tick()
