@@ -81,7 +81,7 @@ work="$(mktemp -d)"
 # The wineserver of this prefix is this script's: setup.sh started it, and
 # it is restarted below, pinned.
 trap 'wineserver -k </dev/null >/dev/null 2>&1 || true; rm -rf "$work"' EXIT
-trap 'echo "bench.sh: line $LINENO failed (exit status $?)" >&2' ERR
+trap 'echo "${BASH_SOURCE[0]}: line $LINENO failed (exit status $?)" >&2' ERR
 pin() { taskset -c "$cpu" "$@"; }
 # gobench BINARY ARGS...: runs a Go test binary and passes its output on;
 # what is not a result (a failure, a panic) goes to stderr too, as the

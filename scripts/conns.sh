@@ -34,6 +34,12 @@ conns_secs="${CONNS_SECS:-10}"
 conns_all="${CONNS_ALL:-1000}"
 conns_max="${CONNS_MAX:-10000}"
 conns_traced="${CONNS_TRACED:-2000}" # 0: no traced pass
+# 1% of the connections echo in the idle workload and the traced pass: at
+# least one.
+if ((conns_max < 100 || (conns_traced > 0 && conns_traced < 100) || conns_all < 1)); then
+	echo "bench.sh conns: CONNS_MAX and CONNS_TRACED (unless 0) must be at least 100, CONNS_ALL at least 1" >&2
+	exit 2
+fi
 other_cpu=$(((cpu + 1) % $(nproc)))
 ticks=$(getconf CLK_TCK)
 
@@ -76,10 +82,13 @@ conns_run() {
 	local ws
 	ws="$(this_wineserver)"
 	coproc SERVER { env "${env[@]}" taskset -c "$cpu" wine "$exe" "${args[@]}" 2>&1; }
+	# Bash unsets SERVER and SERVER_PID once the coprocess has ended: keep
+	# them.
+	local spid="$SERVER_PID" sin="${SERVER[1]}" sout="${SERVER[0]}"
 	local line port pid
-	if ! read -r line <&"${SERVER[0]}"; then
+	if ! read -r line <&"$sout"; then
 		local status=0
-		wait "$SERVER_PID" || status=$?
+		wait "$spid" || status=$?
 		echo "bench.sh conns: the $server server ended (status $status) before it printed its port" >&2
 		return 1
 	fi
@@ -90,7 +99,6 @@ conns_run() {
 	local rss0 rss1 s0 w0 s1 w1
 	rss0="$(rsskb "$pid")"
 	mkfifo "$work/go.fifo"
-	local sin="${SERVER[1]}" sout="${SERVER[0]}"
 	taskset -c "$other_cpu" ./connload -addr "127.0.0.1:$port" -conns "$n" -active "$active" \
 		-duration "${conns_secs}s" <"$work/go.fifo" >"$work/load.out" {sin}>&- {sout}<&- &
 	local load=$!
@@ -114,13 +122,14 @@ conns_run() {
 	# Wine's server spin (README, "Connection scale"), which is not what
 	# this measures.
 	exec {sin}>&- # the server serves until its standard input ends
-	wait "$SERVER_PID" || { echo "bench.sh conns: $server exited with status $?" >&2; return 1; }
+	wait "$spid" || { echo "bench.sh conns: $server exited with status $?" >&2; return 1; }
 	exec {gofd}>&-
 	wait "$load" || { echo "bench.sh conns: the load generator failed against $server:" >&2; cat "$work/load.out" >&2; return 1; }
 	rm -f "$work/go.fifo"
 	if [ -n "$traced" ]; then
 		local msgs
 		msgs="$(awk '$1 == "active" { split($2, f, "="); print f[2] }' "$work/load.out")"
+		((t1 > t0)) || { echo "bench.sh conns: no request traced in $server's active phase" >&2; return 1; }
 		sed -n "$((t0 + 1)),${t1}p" "$work/trace" | awk -v msgs="$msgs" '
 			/^[0-9a-f]+: [a-z_]+\(/ && !/^[0-9a-f]+: [a-z_]+\(\) = / { split($2, f, "("); n[f[1]]++ }
 			/^[0-9a-f]+: ioctl\(\) = PENDING/ { n["ioctl-pending"]++ }

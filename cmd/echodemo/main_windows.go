@@ -53,7 +53,7 @@ func main() {
 	size := flag.Int("size", 64, "bytes a message (1 to 65536)")
 	backendName := flag.String("backend", "Auto", "poller backend: Auto, AFD or SocketNotifications (any case)")
 	goroutines := flag.Int("goroutines", runtime.GOMAXPROCS(0), "server goroutines waiting on the poller (1 to 256)")
-	idle := flag.Int("idle", 1000, "idle connections whose memory is measured at the end (0 to 10000; 0: none)")
+	idle := flag.Int("idle", 1000, "idle connections whose memory is measured at the end (0 to 10000; under Wine 0 to 3000; 0: none)")
 	flag.Parse()
 
 	backend, err := check(*clients, *messages, *size, *goroutines, *idle, *backendName)
@@ -103,6 +103,8 @@ func check(clients, messages, size, goroutines, idle int, backend string) (polle
 		return 0, fmt.Errorf("-goroutines %d: want 1 to 256", goroutines)
 	case idle < 0 || idle > maxClients:
 		return 0, fmt.Errorf("-idle %d: want 0 to %d", idle, maxClients)
+	case idle > maxWineClients && underWine():
+		return 0, fmt.Errorf("-idle %d: under Wine at most %d: each idle connection is two sockets in this process, and Wine's file descriptors run short", idle, maxWineClients)
 	}
 	for name, b := range map[string]poller.Backend{"Auto": poller.Auto, "AFD": poller.AFD, "SocketNotifications": poller.SocketNotifications} {
 		if strings.EqualFold(backend, name) {
