@@ -174,11 +174,7 @@ func (r *runner) do(o op) error {
 	}
 	switch o.kind {
 	case opAdd:
-		key := r.nextKey
-		r.nextKey++
-		t0 := r.tick()
-		err := r.p.Add(f.s, key, o.interest, o.mode)
-		t1 := r.tick()
+		key, t0, t1, err := r.keyed(func(key uint64) error { return r.p.Add(f.s, key, o.interest, o.mode) })
 		if f.reg != nil {
 			return r.wantErr(err, ErrAlreadyRegistered)
 		}
@@ -187,11 +183,7 @@ func (r *runner) do(o op) error {
 		}
 		f.reg = r.m.add(key, o.interest, o.mode, t0, t1)
 	case opModify:
-		key := r.nextKey
-		r.nextKey++
-		t0 := r.tick()
-		err := r.p.Modify(f.s, key, o.interest, o.mode)
-		t1 := r.tick()
+		key, t0, t1, err := r.keyed(func(key uint64) error { return r.p.Modify(f.s, key, o.interest, o.mode) })
 		if f.reg == nil {
 			return r.wantErr(err, ErrNotRegistered)
 		}
@@ -264,6 +256,16 @@ func (r *runner) do(o op) error {
 		r.m.drop(f.reg)
 	}
 	return nil
+}
+
+// keyed makes a registration call (Add or Modify) with a fresh key, between
+// two ticks.
+func (r *runner) keyed(call func(key uint64) error) (key uint64, t0, t1 int64, err error) {
+	key = r.nextKey
+	r.nextKey++
+	t0 = r.tick()
+	err = call(key)
+	return key, t0, r.tick(), err
 }
 
 // edge records what a new arrival owes an Edge registration (or an armed
