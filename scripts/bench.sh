@@ -60,6 +60,16 @@ overhead | yield) mode="$1" rounds="${2:-10}" timed=0 ;;
 conns) mode=conns rounds="${2:-3}" timed=0 ;;
 esac
 cpu="${BENCH_CPU:-1}"
+# Go sizes GOMAXPROCS by the CPUs its affinity allows, so pinned it would
+# run with 1: one P, which a goroutine blocked in a system call holds until
+# the runtime's monitor takes it back, for all its goroutines, where C's
+# threads run side by side. The Go programs get the value they would have
+# unpinned, this machine's CPUs, but in the overhead and yield modes, which
+# compare Go with Go on one P (scripts/conns.sh's go1p shows the difference).
+case "$mode" in
+overhead | yield) ;;
+*) GOMAXPROCS="$(nproc)" && export GOMAXPROCS ;;
+esac
 wait_ops="${BENCH_WAIT_OPS:-2000}"   # Waits per benchmark and round
 echo_msgs="${BENCH_ECHO_MSGS:-3000}" # echoed messages per benchmark and round
 calls="${BENCH_CALLS:-1000000}"      # calls of Process per run (overhead)

@@ -8,9 +8,16 @@
 # defined pin and serve. Three servers, each under Wine in a process of
 # its own, pinned with its wineserver to CPU $cpu:
 #
-#   go   the poller's echo server (examples/echo, AFD) on 2 goroutines
-#   c    the C reference loop (testdata/cloop echo 2) on 2 threads
-#   net  Go's net package, a goroutine and a 4 KiB buffer a connection
+#   go    the poller's echo server (examples/echo, AFD) on 2 goroutines
+#   go1p  the same with GOMAXPROCS=1, what pinning alone gives it
+#   c     the C reference loop (testdata/cloop echo 2) on 2 threads
+#   net   Go's net package, a goroutine and a 4 KiB buffer a connection
+#
+# The Go servers run with GOMAXPROCS set to this machine's CPUs (bench.sh
+# exports it), what they would have unpinned: Go sizes GOMAXPROCS by the
+# CPUs its affinity allows, so taskset alone would give them 1, one P for
+# two goroutines that spend their time in system calls, against C's two
+# threads. go1p shows what that costs.
 #
 # and the load generator (internal/cmd/connload) natively on the other CPU,
 # over the loopback (Wine sockets are host sockets), every byte checked.
@@ -40,6 +47,15 @@ if ((conns_max < 100 || (conns_traced > 0 && conns_traced < 100) || conns_all < 
 	echo "bench.sh conns: CONNS_MAX and CONNS_TRACED (unless 0) must be at least 100, CONNS_ALL at least 1" >&2
 	exit 2
 fi
+# The servers, and their columns' titles, in the order of the tables.
+conns_servers="go go1p c net"
+conns_titles="poller (go)|poller, GOMAXPROCS=1 (go1p)|C (cloop)|Go net"
+# An awk function that makes a table's header row: FIRST, then the titles.
+conns_header='function header(first,    t, n, i, h, r) {
+	n = split(titles, t, "|"); h = "| " first " |"; r = "|---|"
+	for (i = 1; i <= n; i++) { h = h " " t[i] " |"; r = r "---|" }
+	return h "\n" r
+}'
 other_cpu=$(((cpu + 1) % $(nproc)))
 ticks=$(getconf CLK_TCK)
 
@@ -70,6 +86,7 @@ conns_run() {
 	local server="$1" n="$2" active="$3" traced="${4:-}" exe args=() env=()
 	case "$server" in
 	go) exe=echo.test.exe env=(SOCKSTATE_ECHO_SERVER=2) ;;
+	go1p) exe=echo.test.exe env=(SOCKSTATE_ECHO_SERVER=2 GOMAXPROCS=1) ;;
 	net) exe=echo.test.exe env=(SOCKSTATE_ECHO_SERVER=net) ;;
 	c) exe=cloop.exe args=(echo 2) ;;
 	esac
@@ -147,12 +164,13 @@ conns_run() {
 }
 
 conns_bench() {
-	local r workload server n active servers
+	local r workload server n active servers k
 	: >conns.results
 	for ((r = 1; r <= rounds; r++)); do
 		echo "==> round $r of $rounds" >&2
-		servers=(go c net)
-		servers=("${servers[@]:$((r % 3))}" "${servers[@]:0:$((r % 3))}")
+		read -ra servers <<<"$conns_servers"
+		k=$((r % ${#servers[@]}))
+		servers=("${servers[@]:k}" "${servers[@]:0:k}")
 		for workload in all idle; do
 			if [ "$workload" = all ]; then n="$conns_all" active="$conns_all"; else n="$conns_max" active=$((conns_max / 100)); fi
 			for server in "${servers[@]}"; do
@@ -166,7 +184,7 @@ conns_bench() {
 	echo "the native load generator on CPU $other_cpu; 'all': $conns_all connections all echoing, 'idle': $conns_max with 1% echoing,"
 	echo "${conns_secs} s each, 64-byte messages. Median (min–max) over the rounds."
 	echo
-	awk '
+	awk -v list="$conns_servers" -v titles="$conns_titles" "$conns_header"'
 	function sort(a, n,    i, j, t) { for (i = 2; i <= n; i++) for (j = i; j > 1 && a[j-1] > a[j]; j--) { t = a[j]; a[j] = a[j-1]; a[j-1] = t } }
 	function cell(w, s, c,    n, i, a) {
 		n = 0; for (i = 1; i <= R; i++) if ((w, s, i) in have) a[++n] = v[w, s, i, c] + 0
@@ -177,11 +195,14 @@ conns_bench() {
 	{ have[$2, $3, $1] = 1; for (c = 4; c <= NF; c++) v[$2, $3, $1, c] = $c; if ($1 > R) R = $1 }
 	END {
 		split("setup s|memory B/conn|msgs/s|p50 µs|p99 µs|server CPU ms/msg|wineserver CPU ms/msg", names, "|")
-		split("all idle", ws, " "); split("go c net", ss, " ")
+		split("all idle", ws, " "); m = split(list, ss, " ")
 		for (k = 1; k <= 2; k++) {
-			printf "| %s | poller (go) | C (cloop) | Go net |\n|---|---|---|---|\n", ws[k]
-			for (c = 4; c <= 10; c++)
-				printf "| %s | %s | %s | %s |\n", names[c - 3], cell(ws[k], "go", c), cell(ws[k], "c", c), cell(ws[k], "net", c)
+			print header(ws[k])
+			for (c = 4; c <= 10; c++) {
+				row = "| " names[c - 3] " |"
+				for (j = 1; j <= m; j++) row = row " " cell(ws[k], ss[j], c) " |"
+				print row
+			}
 			print ""
 		}
 	}' conns.results
@@ -195,28 +216,28 @@ conns_requests() {
 	((conns_traced > 0)) || return 0
 	local server
 	: >conns.requests
-	for server in go c net; do
+	for server in $conns_servers; do
 		echo "  traced: $server, $conns_traced connections, $((conns_traced / 100)) active" >&2
 		conns_run "$server" "$conns_traced" $((conns_traced / 100)) traced | awk -v s="$server" '{ print s, $0 }' >>conns.requests
 	done
 	echo "Wine server requests per echoed message, $conns_traced connections with 1% echoing (one traced run a server, not timed):"
 	echo
-	awk '
+	awk -v list="$conns_servers" -v titles="$conns_titles" "$conns_header"'
 	{ s = $1; msgs[s] = $2; for (i = 3; i <= NF; i++) { split($i, kv, "="); n[s, kv[1]] = kv[2]; names[kv[1]] = 1 } }
 	END {
-		split("go c net", ss, " ")
-		print "| requests a message | poller (go) | C (cloop) | Go net |\n|---|---|---|---|"
+		ns = split(list, ss, " ")
+		print header("requests a message")
 		m = 0
 		for (k in names) if (k != "ioctl-pending") sorted[++m] = k
 		for (i = 2; i <= m; i++) for (j = i; j > 1 && sorted[j-1] > sorted[j]; j--) { t = sorted[j]; sorted[j] = sorted[j-1]; sorted[j-1] = t }
 		for (i = 1; i <= m; i++) {
 			k = sorted[i]
 			row = ""; keep = 0
-			for (j = 1; j <= 3; j++) { v = n[ss[j], k] / msgs[ss[j]]; if (v >= 0.05) keep = 1; row = row sprintf(" %.2f |", v) }
+			for (j = 1; j <= ns; j++) { v = n[ss[j], k] / msgs[ss[j]]; if (v >= 0.05) keep = 1; row = row sprintf(" %.2f |", v) }
 			if (keep) printf "| %s |%s\n", k, row
 		}
 		row = ""
-		for (j = 1; j <= 3; j++) row = row (n[ss[j], "ioctl"] ? sprintf(" %.0f%% |", 100 * n[ss[j], "ioctl-pending"] / n[ss[j], "ioctl"]) : " - |")
+		for (j = 1; j <= ns; j++) row = row (n[ss[j], "ioctl"] ? sprintf(" %.0f%% |", 100 * n[ss[j], "ioctl-pending"] / n[ss[j], "ioctl"]) : " - |")
 		printf "| poll submissions that found nothing ready |%s\n", row
 	}' conns.requests
 	echo
