@@ -26,6 +26,17 @@
 // return. Close every Poller ([Poller.Close]): on AFD the kernel writes to
 // the poller's memory until each poll comes back, and Close waits for that.
 //
+// Several goroutines in Wait handle events side by side only with a P
+// (GOMAXPROCS) each: Wait and the socket calls that follow are system
+// calls, and the runtime gives the P of a goroutine in one to another only
+// when its monitor thread notices, 20 µs or more later. With fewer Ps they
+// take turns. A Go program started with one CPU in its affinity (start
+// /affinity 1, or taskset under Wine) gets GOMAXPROCS=1: give it a P a
+// waiting goroutine (the GOMAXPROCS variable, or runtime.GOMAXPROCS). Under
+// Wine, where a system call lasts long, an echo server on 2 goroutines
+// and 1 P had 0.46 times the throughput of one with 2 Ps ("scripts/bench.sh
+// conns", the README's Connection scale).
+//
 // Differences between the backends, where the OS leaves no choice:
 //   - [Level] with several goroutines in Wait: AFD polls a reported socket
 //     again when the next Wait starts, so a Wait blocked already is not
