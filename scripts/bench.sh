@@ -65,7 +65,8 @@ cpu="${BENCH_CPU:-1}"
 # the runtime's monitor takes it back, for all its goroutines, where C's
 # threads run side by side. The Go programs get the value they would have
 # unpinned, this machine's CPUs, but in the overhead and yield modes, which
-# compare Go with Go on one P (scripts/conns.sh's go1p shows the difference).
+# compare Go with Go on one P, and for the poller's servers of the conns
+# mode, which set their own (scripts/conns.sh).
 case "$mode" in
 overhead | yield) ;;
 *) GOMAXPROCS="$(nproc)" && export GOMAXPROCS ;;

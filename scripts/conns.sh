@@ -5,19 +5,19 @@
 # "scripts/bench.sh conns [ROUNDS]": echo servers at many connections,
 # sourced by bench.sh after it has built what this needs in $work
 # (echo.test.exe, cloop.exe, the native load generator connload) and
-# defined pin and serve. Three servers, each under Wine in a process of
+# defined pin and serve. Five servers, each under Wine in a process of
 # its own, pinned with its wineserver to CPU $cpu:
 #
-#   go    the poller's echo server (examples/echo, AFD) on 2 goroutines
-#   go1p  the same with GOMAXPROCS=1, what pinning alone gives it
+#   go    the poller's echo server (examples/echo, AFD) on 2 goroutines,
+#         at GOMAXPROCS=3: a P more than the goroutines that wait, as the
+#         poller's package documentation asks
+#   go2p  the same at GOMAXPROCS=2, this machine's CPUs: what it has unpinned
+#   go1p  the same at GOMAXPROCS=1, what pinning alone gives it (Go sizes
+#         GOMAXPROCS by the CPUs its affinity allows)
 #   c     the C reference loop (testdata/cloop echo 2) on 2 threads
-#   net   Go's net package, a goroutine and a 4 KiB buffer a connection
-#
-# The Go servers run with GOMAXPROCS set to this machine's CPUs (bench.sh
-# exports it), what they would have unpinned: Go sizes GOMAXPROCS by the
-# CPUs its affinity allows, so taskset alone would give them 1, one P for
-# two goroutines that spend their time in system calls, against C's two
-# threads. go1p shows what that costs.
+#   net   Go's net package, a goroutine and a 4 KiB buffer a connection, at
+#         GOMAXPROCS=2 (bench.sh exports it): it never blocks in a system
+#         call, its waits are the runtime's
 #
 # and the load generator (internal/cmd/connload) natively on the other CPU,
 # over the loopback (Wine sockets are host sockets), every byte checked.
@@ -48,8 +48,8 @@ if ((conns_max < 100 || (conns_traced > 0 && conns_traced < 100) || conns_all < 
 	exit 2
 fi
 # The servers, and their columns' titles, in the order of the tables.
-conns_servers="go go1p c net"
-conns_titles="poller (go)|poller, GOMAXPROCS=1 (go1p)|C (cloop)|Go net"
+conns_servers="go go2p go1p c net"
+conns_titles="poller, GOMAXPROCS=3 (go)|GOMAXPROCS=2 (go2p)|GOMAXPROCS=1 (go1p)|C (cloop)|Go net"
 # An awk function that makes a table's header row: FIRST, then the titles.
 conns_header='function header(first,    t, n, i, h, r) {
 	n = split(titles, t, "|"); h = "| " first " |"; r = "|---|"
@@ -85,7 +85,8 @@ this_wineserver() {
 conns_run() {
 	local server="$1" n="$2" active="$3" traced="${4:-}" exe args=() env=()
 	case "$server" in
-	go) exe=echo.test.exe env=(SOCKSTATE_ECHO_SERVER=2) ;;
+	go) exe=echo.test.exe env=(SOCKSTATE_ECHO_SERVER=2 GOMAXPROCS=3) ;;
+	go2p) exe=echo.test.exe env=(SOCKSTATE_ECHO_SERVER=2 GOMAXPROCS=2) ;;
 	go1p) exe=echo.test.exe env=(SOCKSTATE_ECHO_SERVER=2 GOMAXPROCS=1) ;;
 	net) exe=echo.test.exe env=(SOCKSTATE_ECHO_SERVER=net) ;;
 	c) exe=cloop.exe args=(echo 2) ;;
