@@ -26,16 +26,17 @@
 // return. Close every Poller ([Poller.Close]): on AFD the kernel writes to
 // the poller's memory until each poll comes back, and Close waits for that.
 //
-// Several goroutines in Wait handle events side by side only with a P
-// (GOMAXPROCS) each: Wait and the socket calls that follow are system
-// calls, and the runtime gives the P of a goroutine in one to another only
-// when its monitor thread notices, 20 µs or more later. With fewer Ps they
-// take turns. A Go program started with one CPU in its affinity (start
-// /affinity 1, or taskset under Wine) gets GOMAXPROCS=1: give it a P a
-// waiting goroutine (the GOMAXPROCS variable, or runtime.GOMAXPROCS). Under
-// Wine, where a system call lasts long, an echo server on 2 goroutines
-// and 1 P had 0.46 times the throughput of one with 2 Ps ("scripts/bench.sh
-// conns", the README's Connection scale).
+// Leave the runtime a P: run fewer goroutines in Wait than GOMAXPROCS.
+// Wait blocks in a system call, and a goroutine in a system call keeps its
+// P until the runtime's monitor thread takes it, 20 µs or more later. While
+// every P is held so, a goroutine made runnable waits for the monitor,
+// goroutines that wait side by side take turns, and the monitor keeps
+// waking every 20 µs. A Go program started with one CPU in its affinity
+// (start /affinity 1, or taskset under Wine) gets GOMAXPROCS=1; set it
+// (the GOMAXPROCS variable, or runtime.GOMAXPROCS) to a P more than the
+// goroutines that wait. The README's "Connection scale" measures it under
+// Wine ("scripts/bench.sh conns": one echo server at GOMAXPROCS 3, 2 and
+// 1 on 2 goroutines).
 //
 // Differences between the backends, where the OS leaves no choice:
 //   - [Level] with several goroutines in Wait: AFD polls a reported socket

@@ -1,14 +1,14 @@
 // Copyright 2026 The sockstate Authors. All rights reserved.
 // SPDX-License-Identifier: BSD-3-Clause
 
-// Command echodemo runs the multi-threaded echo server of this module's
-// poller over loopback: one poller, several goroutines, one-shot
-// registrations, many clients each sending messages and checking that every
-// byte comes back. It prints the backend, the connections and messages,
-// the throughput and the latency percentiles, with a progress line every
-// second on long runs, and at the end the server's memory per idle
-// connection: -idle connections (1,000 unless told) each echo a byte and
-// stay open while the Go heap is read.
+// Command echodemo runs the echo server of this module's
+// poller over loopback: one poller, goroutines waiting on it (one less
+// than GOMAXPROCS, at least one), one-shot registrations, many clients each
+// sending messages and checking that every byte comes back. It prints the
+// backend, the connections and messages, the throughput and the latency
+// percentiles, with a progress line every second on long runs, and at the
+// end the server's memory per idle connection: -idle connections (1,000
+// unless told) each echo a byte and stay open while the Go heap is read.
 //
 //	go run ./cmd/echodemo -clients 100 -messages 1000 -size 64
 //
@@ -52,7 +52,9 @@ func main() {
 	messages := flag.Int("messages", 1000, "messages each client sends (1 to 1000000; clients x messages at most 10000000)")
 	size := flag.Int("size", 64, "bytes a message (1 to 65536)")
 	backendName := flag.String("backend", "Auto", "poller backend: Auto, AFD or SocketNotifications (any case)")
-	goroutines := flag.Int("goroutines", runtime.GOMAXPROCS(0), "server goroutines waiting on the poller (1 to 256)")
+	// One less than GOMAXPROCS: the poller's package documentation asks
+	// for a P more than the goroutines that wait.
+	goroutines := flag.Int("goroutines", max(1, runtime.GOMAXPROCS(0)-1), "server goroutines waiting on the poller (1 to 256)")
 	idle := flag.Int("idle", 1000, "idle connections whose memory is measured at the end (0 to 10000; under Wine 0 to 3000; 0: none)")
 	flag.Parse()
 

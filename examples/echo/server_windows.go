@@ -37,7 +37,8 @@ type Server struct {
 }
 
 // Listen starts an echo server on 127.0.0.1 with the given poller backend
-// and number of goroutines.
+// and number of goroutines. Run it with GOMAXPROCS above goroutines: the
+// poller's package documentation says why.
 func Listen(backend poller.Backend, goroutines int) (*Server, error) {
 	if goroutines < 1 {
 		return nil, fmt.Errorf("echo: %d goroutines", goroutines)
