@@ -128,8 +128,8 @@ func run(backend poller.Backend, goroutines, idle int, load echo.Load) error {
 		return err
 	}
 	total := int64(load.Clients) * int64(load.Messages)
-	fmt.Printf("backend %v, %d server goroutines; %d clients x %d messages of %d bytes\n",
-		srv.Backend(), goroutines, load.Clients, load.Messages, load.Size)
+	fmt.Printf("backend %v, server goroutines in Wait: %d (GOMAXPROCS %d); %d clients x %d messages of %d bytes\n",
+		srv.Backend(), goroutines, runtime.GOMAXPROCS(0), load.Clients, load.Messages, load.Size)
 
 	var done atomic.Int64
 	load.Done = &done
