@@ -28,10 +28,11 @@
 //
 // Leave the runtime a P: run fewer goroutines in Wait than GOMAXPROCS.
 // Wait blocks in a system call, and a goroutine in a system call keeps its
-// P until the runtime's monitor thread takes it, 20 µs or more later. While
-// every P is held so, a goroutine made runnable waits for the monitor,
-// goroutines that wait side by side take turns, and the monitor keeps
-// waking every 20 µs. A Go program started with one CPU in its affinity
+// P until the runtime's monitor thread (sysmon) takes it, one or two of its
+// ticks later (20 µs, growing to 10 ms while it finds nothing to do). While
+// every P is held so, a goroutine made runnable waits for the monitor or
+// for a Wait to return, goroutines that wait side by side take turns, and
+// the monitor, taking Ps back, keeps ticking every 20 µs. A Go program started with one CPU in its affinity
 // (start /affinity 1, or taskset under Wine) gets GOMAXPROCS=1; set it
 // (the GOMAXPROCS variable, or runtime.GOMAXPROCS) to a P more than the
 // goroutines that wait. The README's "Connection scale" measures it under

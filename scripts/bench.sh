@@ -63,13 +63,14 @@ cpu="${BENCH_CPU:-1}"
 # Go sizes GOMAXPROCS by the CPUs its affinity allows, so pinned it would
 # run with 1: one P, which a goroutine blocked in a system call holds until
 # the runtime's monitor takes it back, for all its goroutines, where C's
-# threads run side by side. The Go programs get the value they would have
-# unpinned, this machine's CPUs, but in the overhead and yield modes, which
-# compare Go with Go on one P, and for the poller's servers of the conns
-# mode, which set their own (scripts/conns.sh).
+# threads run side by side. The Go programs, the native load generator of
+# the conns mode included, get the value they would have unpinned, this
+# machine's CPUs, unless GOMAXPROCS is set already; the poller's servers of
+# the conns mode set their own (scripts/conns.sh). The overhead and yield
+# modes, which compare Go with Go, run at what pinning gives, 1.
 case "$mode" in
-overhead | yield) ;;
-*) GOMAXPROCS="$(nproc)" && export GOMAXPROCS ;;
+overhead | yield) export GOMAXPROCS=1 ;;
+*) GOMAXPROCS="${GOMAXPROCS:-$(nproc)}" && export GOMAXPROCS ;;
 esac
 wait_ops="${BENCH_WAIT_OPS:-2000}"   # Waits per benchmark and round
 echo_msgs="${BENCH_ECHO_MSGS:-3000}" # echoed messages per benchmark and round

@@ -11,13 +11,14 @@
 #   go    the poller's echo server (examples/echo, AFD) on 2 goroutines,
 #         at GOMAXPROCS=3: a P more than the goroutines that wait, as the
 #         poller's package documentation asks
-#   go2p  the same at GOMAXPROCS=2, this machine's CPUs: what it has unpinned
+#   go2p  the same at GOMAXPROCS=2, a P a waiting goroutine (on a 2-CPU
+#         machine, what it has unpinned)
 #   go1p  the same at GOMAXPROCS=1, what pinning alone gives it (Go sizes
 #         GOMAXPROCS by the CPUs its affinity allows)
 #   c     the C reference loop (testdata/cloop echo 2) on 2 threads
 #   net   Go's net package, a goroutine and a 4 KiB buffer a connection, at
-#         GOMAXPROCS=2 (bench.sh exports it): it never blocks in a system
-#         call, its waits are the runtime's
+#         the GOMAXPROCS bench.sh exports: its goroutines wait in the
+#         runtime's poller, which holds no P while it blocks
 #
 # and the load generator (internal/cmd/connload) natively on the other CPU,
 # over the loopback (Wine sockets are host sockets), every byte checked.
