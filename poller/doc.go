@@ -32,12 +32,12 @@
 // ticks later (20 µs, growing to 10 ms while it finds nothing to do). While
 // every P is held so, a goroutine made runnable waits for the monitor or
 // for a Wait to return, goroutines that wait side by side take turns, and
-// the monitor, taking Ps back, keeps ticking every 20 µs. A Go program started with one CPU in its affinity
-// (start /affinity 1, or taskset under Wine) gets GOMAXPROCS=1; set it
-// (the GOMAXPROCS variable, or runtime.GOMAXPROCS) to a P more than the
-// goroutines that wait. The README's "Connection scale" measures it under
-// Wine ("scripts/bench.sh conns": one echo server at GOMAXPROCS 3, 2 and
-// 1 on 2 goroutines).
+// the monitor, taking Ps back, keeps ticking every 20 µs. A Go program
+// started with one CPU in its affinity (start /affinity 1, or taskset
+// under Wine) gets GOMAXPROCS=1; set it (the GOMAXPROCS variable, or
+// runtime.GOMAXPROCS) to a P more than the goroutines that wait. The
+// README's "Connection scale" measures it under Wine ("scripts/bench.sh
+// conns": one echo server at GOMAXPROCS 3, 2 and 1 on 2 goroutines).
 //
 // Differences between the backends, where the OS leaves no choice:
 //   - [Level] with several goroutines in Wait: AFD polls a reported socket

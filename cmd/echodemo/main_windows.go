@@ -1,10 +1,10 @@
 // Copyright 2026 The sockstate Authors. All rights reserved.
 // SPDX-License-Identifier: BSD-3-Clause
 
-// Command echodemo runs the echo server of this module's
-// poller over loopback: one poller, goroutines waiting on it (one less
-// than GOMAXPROCS, at least one), one-shot registrations, many clients each
-// sending messages and checking that every byte comes back. It prints the
+// Command echodemo runs the echo server of this module's poller over
+// loopback: one poller, goroutines waiting on it (one less than GOMAXPROCS,
+// at least one), one-shot registrations, many clients each sending
+// messages and checking that every byte comes back. It prints the
 // backend, the connections and messages, the throughput and the latency
 // percentiles, with a progress line every second on long runs, and at the
 // end the server's memory per idle connection: -idle connections (1,000
