@@ -145,8 +145,8 @@ func (b *afdBackend) flush() {
 
 // forget frees slot i, whose socket is gone.
 func (b *afdBackend) forget(i int32) {
-	if j, ok := b.p.bySocket[b.p.at(i).socket]; ok && j == i {
-		delete(b.p.bySocket, b.p.at(i).socket)
+	if j, ok := b.p.slotOf(b.p.at(i).socket); ok && j == i {
+		b.p.bySocket.Delete(uintptr(b.p.at(i).socket), (*slotSockets)(b.p))
 	}
 	b.p.release(i)
 }

@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"golang.org/x/sys/windows"
+
 	"github.com/sockstate/sockstate"
 	"github.com/sockstate/sockstate/internal/psnmodel"
 )
@@ -59,6 +61,17 @@ func modelSwitch(name string) string {
 }
 
 // expect waits up to eventually for an event for key with all of want.
+// mustSlot returns the index of socket s's slot, for a test that looks
+// inside it.
+func (p *Poller) mustSlot(t *testing.T, s windows.Handle) int32 {
+	t.Helper()
+	i, ok := p.slotOf(s)
+	if !ok {
+		t.Fatalf("socket %#x has no slot", uintptr(s))
+	}
+	return i
+}
+
 func expect(t *testing.T, p *Poller, key uint64, want Interest) Interest {
 	t.Helper()
 	events := make([]Event, 8)

@@ -14,6 +14,7 @@ import (
 
 	"github.com/sockstate/sockstate"
 	"github.com/sockstate/sockstate/internal/blocks"
+	"github.com/sockstate/sockstate/internal/slotindex"
 )
 
 // Option configures New.
@@ -52,7 +53,7 @@ type Poller struct {
 	slots    blocks.Array[slot] // slots[:used] have been handed out
 	used     int32
 	free     []int32
-	bySocket map[windows.Handle]int32
+	bySocket slotindex.Table // the active slots, by socket
 	closed   bool
 	waiters  sync.WaitGroup
 	waiting  atomic.Int32 // Waits under way
@@ -88,7 +89,7 @@ type backend interface {
 
 // New returns a Poller on a new I/O completion port.
 func New(opts ...Option) (*Poller, error) {
-	p := &Poller{bySocket: make(map[windows.Handle]int32), start: time.Now()}
+	p := &Poller{start: time.Now()}
 	for _, o := range opts {
 		o(p)
 	}
@@ -157,11 +158,13 @@ func (p *Poller) Close() error {
 
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	for s, i := range p.bySocket {
-		delete(p.bySocket, s)
-		p.at(i).state = slotDeleting
-		if done, _ := p.impl.remove(i); done {
-			p.release(i)
+	p.bySocket.Reset()
+	for i := range p.used {
+		if sl := p.at(i); sl.state == slotActive {
+			sl.state = slotDeleting
+			if done, _ := p.impl.remove(i); done {
+				p.release(i)
+			}
 		}
 	}
 	p.impl.close()

@@ -28,7 +28,7 @@ func TestModify(t *testing.T) {
 		if err := p.Modify(server, 11, Readable, Level); err != nil { // the key only
 			t.Fatal(err)
 		}
-		if p.Backend() == AFD && p.at(p.bySocket[server]).afd.resubmit {
+		if p.Backend() == AFD && p.at(p.mustSlot(t, server)).afd.resubmit {
 			t.Error("changing only the key cancelled the poll")
 		}
 		sockettest.Send(t, client, "x")

@@ -24,7 +24,7 @@ func (p *Poller) Add(s windows.Handle, key uint64, interest Interest, mode Mode)
 	if err := check(s, interest, mode); err != nil {
 		return err
 	}
-	if _, ok := p.bySocket[s]; ok {
+	if _, ok := p.slotOf(s); ok {
 		return fmt.Errorf("poller: Add of socket %#x: %w", uintptr(s), ErrAlreadyRegistered)
 	}
 	i, err := p.alloc()
@@ -38,7 +38,7 @@ func (p *Poller) Add(s windows.Handle, key uint64, interest Interest, mode Mode)
 		return err
 	}
 	sl.armed = true
-	p.bySocket[s] = i
+	p.bySocket.Put(uintptr(s), i, (*slotSockets)(p))
 	return nil
 }
 
@@ -54,7 +54,7 @@ func (p *Poller) Modify(s windows.Handle, key uint64, interest Interest, mode Mo
 	if err := check(s, interest, mode); err != nil {
 		return err
 	}
-	i, ok := p.bySocket[s]
+	i, ok := p.slotOf(s)
 	if !ok {
 		return ErrNotRegistered
 	}
@@ -97,7 +97,7 @@ func (p *Poller) Delete(s windows.Handle) error {
 		return err
 	}
 	defer p.mu.Unlock()
-	i, ok := p.bySocket[s]
+	i, ok := p.slotOf(s)
 	if !ok {
 		return ErrNotRegistered
 	}
@@ -112,7 +112,7 @@ func (p *Poller) drop(i int32) error {
 	if err != nil {
 		return err
 	}
-	delete(p.bySocket, sl.socket)
+	p.bySocket.Delete(uintptr(sl.socket), (*slotSockets)(p))
 	sl.state = slotDeleting
 	if done {
 		p.release(i)

@@ -168,7 +168,7 @@ func TestAFDResubmitRefused(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	p.at(p.bySocket[server]).afd.base = event // the next submit is refused
+	p.at(p.mustSlot(t, server)).afd.base = event // the next submit is refused
 	if err := p.Modify(server, 1, Writable, Level); err != nil {
 		t.Fatal(err) // the cancel is accepted; the submit comes in a Wait
 	}
@@ -247,7 +247,7 @@ func TestPSNOneShotRearmsItself(t *testing.T) {
 	if err := p.Add(server, 1, Readable, OneShotLevel); err != nil {
 		t.Fatal(err)
 	}
-	i := p.bySocket[server]
+	i := p.mustSlot(t, server)
 	unasked := func() {
 		t.Helper()
 		if err := windows.PostQueuedCompletionStatus(p.port, sockstate.SOCK_NOTIFY_EVENT_OUT, p.id(i), nil); err != nil {

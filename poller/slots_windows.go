@@ -74,6 +74,16 @@ func (p *Poller) alloc() (int32, error) {
 	return p.used - 1, nil
 }
 
+// slotOf returns the active slot that holds socket s.
+func (p *Poller) slotOf(s windows.Handle) (int32, bool) {
+	return p.bySocket.Get(uintptr(s), (*slotSockets)(p))
+}
+
+// slotSockets gives p.bySocket the socket of a slot.
+type slotSockets Poller
+
+func (k *slotSockets) Key(i int32) uintptr { return uintptr((*Poller)(k).at(i).socket) }
+
 // at returns slot i.
 func (p *Poller) at(i int32) *slot { return p.slots.At(int(i)) }
 
