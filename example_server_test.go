@@ -194,7 +194,7 @@ func (s *server) work() {
 
 // accept takes one connection, registers it, and re-arms the listener.
 func (s *server) accept(regs []sockstate.SockNotifyRegistration) []sockstate.SockNotifyRegistration {
-	conn, _, err := winsock.Accept(s.listener)
+	conn, err := winsock.AcceptNoAddr(s.listener)
 	switch {
 	case errors.Is(err, windows.WSAEWOULDBLOCK):
 	case err != nil:

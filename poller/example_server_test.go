@@ -158,7 +158,7 @@ func (s *server) work() {
 // listener.
 func (s *server) accept() {
 	for {
-		conn, _, err := winsock.Accept(s.listener)
+		conn, err := winsock.AcceptNoAddr(s.listener)
 		if errors.Is(err, windows.WSAEWOULDBLOCK) {
 			break
 		}

@@ -5,8 +5,8 @@
 
 // Package winsock binds the few Winsock calls of ws2_32.dll that a user of
 // socket state notifications needs and golang.org/x/sys/windows lacks:
-// [SetNonblock] and [Ioctlsocket] (ioctlsocket, FIONBIO), and [Accept],
-// [Recv] and [Send], whose errors are windows.Errno values, so that
+// [SetNonblock] and [Ioctlsocket] (ioctlsocket, FIONBIO), and [Accept]
+// (or [AcceptNoAddr]), [Recv] and [Send], whose errors are windows.Errno values, so that
 // errors.Is(err, windows.WSAEWOULDBLOCK) tells a non-blocking socket that
 // has nothing to give from a failure. [Socket] opens a socket after
 // starting Winsock once.

@@ -103,6 +103,71 @@ func TestNonblockingAcceptWouldBlock(t *testing.T) {
 	}
 }
 
+func TestAcceptNoAddr(t *testing.T) {
+	l, addr := listen(t)
+	if err := winsock.SetNonblock(l, true); err != nil {
+		t.Fatal(err)
+	}
+	if s, err := winsock.AcceptNoAddr(l); !errors.Is(err, windows.WSAEWOULDBLOCK) || s != windows.InvalidHandle {
+		t.Fatalf("AcceptNoAddr with nothing pending = %v, %v; want InvalidHandle, WSAEWOULDBLOCK", s, err)
+	}
+	const conns = 20
+	clients := make([]windows.Handle, conns)
+	for i := range clients {
+		clients[i] = dial(t, addr)
+	}
+	var accepted []windows.Handle
+	t.Cleanup(func() {
+		for _, s := range accepted {
+			windows.Closesocket(s)
+		}
+	})
+	accepted = make([]windows.Handle, 0, conns)
+	var failed error
+	// AllocsPerRun calls the function once more than it counts.
+	allocs := testing.AllocsPerRun(conns-1, func() {
+		for i := 0; failed == nil; i++ {
+			s, err := winsock.AcceptNoAddr(l)
+			if err == nil {
+				accepted = append(accepted, s)
+				return
+			}
+			if !errors.Is(err, windows.WSAEWOULDBLOCK) || i == 1000 {
+				failed = err
+			}
+			windows.SleepEx(1, false)
+		}
+	})
+	if failed != nil {
+		t.Fatalf("AcceptNoAddr after connect: %v", failed)
+	}
+	if allocs != 0 {
+		t.Errorf("%v allocations an AcceptNoAddr", allocs)
+	}
+	// Each accepted socket is connected to a client: what the client
+	// sends arrives on one of them.
+	for i, c := range clients {
+		msg := []byte{byte(i)}
+		if _, err := winsock.Send(c, msg, 0); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got := map[byte]bool{}
+	for _, s := range accepted {
+		if err := winsock.SetNonblock(s, false); err != nil {
+			t.Fatal(err)
+		}
+		buf := make([]byte, 1)
+		if n, err := winsock.Recv(s, buf, 0); err != nil || n != 1 {
+			t.Fatalf("recv on an accepted socket: %d, %v", n, err)
+		}
+		got[buf[0]] = true
+	}
+	if len(accepted) != conns || len(got) != conns {
+		t.Fatalf("%d connections accepted, %d distinct messages read; want %d", len(accepted), len(got), conns)
+	}
+}
+
 func TestRecvWouldBlockThenData(t *testing.T) {
 	l, addr := listen(t)
 	c := dial(t, addr)

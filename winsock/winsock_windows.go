@@ -95,6 +95,19 @@ func Accept(l windows.Handle) (windows.Handle, windows.Sockaddr, error) {
 	return s, sa, nil
 }
 
+// AcceptNoAddr calls accept without asking for the peer's address: it takes
+// one pending connection from the listening socket l, as [Accept] does, and
+// allocates nothing, where Accept allocates the address it returns (32
+// bytes a connection for IPv4, garbage at once for a server that does not
+// look at it). The new socket has the properties of l; close it with
+// windows.Closesocket. On a non-blocking l with no pending connection the
+// error matches windows.WSAEWOULDBLOCK.
+//
+// Reference: https://learn.microsoft.com/windows/win32/api/winsock2/nf-winsock2-accept
+func AcceptNoAddr(l windows.Handle) (windows.Handle, error) {
+	return accept(l, nil, nil)
+}
+
 // Recv calls recv: it reads from the connected socket s into buf, with the
 // MSG_* flags of golang.org/x/sys/windows (0 for none), and returns how
 // many bytes it read. 0 bytes and a nil error mean that the peer closed its

@@ -140,14 +140,15 @@ func (s *Server) work() {
 // accept takes every waiting connection, then re-arms the listener.
 func (s *Server) accept() {
 	for {
-		c, _, err := winsock.Accept(s.listener)
+		// Without the peer's address, which the server does not use:
+		// Accept would allocate it, a garbage object a connection.
+		c, err := winsock.AcceptNoAddr(s.listener)
 		if errors.Is(err, windows.WSAEWOULDBLOCK) {
 			break
 		}
-		if reset(err) || errors.Is(err, windows.WSAENOTCONN) {
-			// A client that reset its connection before it was taken:
-			// WSAECONNRESET, or under Wine, which fetches the peer's
-			// address for winsock.Accept, WSAENOTCONN. Take the next.
+		if reset(err) {
+			// A client that reset its connection before it was taken.
+			// Take the next.
 			continue
 		}
 		if err != nil {
