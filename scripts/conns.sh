@@ -28,7 +28,10 @@
 #   idle  10,000 connections (CONNS_MAX), 1% of them echoing for $conns_secs s
 #
 # For each: the set-up (connect and echo once on every connection), the
-# server process's memory growth per connection after it (VmRSS), the
+# server process's memory (VmRSS) a connection: its growth over the
+# set-up's last nine tenths, divided by their connections (the first tenth
+# pays for what a server allocates once, such as threads, 1.1 MB each
+# under Wine, which a Go server starts when its scheduler needs them), the
 # active phase's messages a second and round-trip p50 and p99, and the CPU
 # time per echoed message of the server process and of the wineserver
 # (utime+stime from /proc). Medians over the rounds with min and max.
@@ -43,9 +46,9 @@ conns_all="${CONNS_ALL:-1000}"
 conns_max="${CONNS_MAX:-10000}"
 conns_traced="${CONNS_TRACED:-2000}" # 0: no traced pass
 # 1% of the connections echo in the idle workload and the traced pass: at
-# least one.
-if ((conns_max < 100 || (conns_traced > 0 && conns_traced < 100) || conns_all < 1)); then
-	echo "bench.sh conns: CONNS_MAX and CONNS_TRACED (unless 0) must be at least 100, CONNS_ALL at least 1" >&2
+# least one; and the first tenth of the set-up is at least one connection.
+if ((conns_max < 100 || (conns_traced > 0 && conns_traced < 100) || conns_all < 10)); then
+	echo "bench.sh conns: CONNS_MAX and CONNS_TRACED (unless 0) must be at least 100, CONNS_ALL at least 10" >&2
 	exit 2
 fi
 # The servers, and their columns' titles, in the order of the tables.
@@ -76,6 +79,20 @@ this_wineserver() {
 	done
 	echo "bench.sh conns: no wineserver of $WINEPREFIX" >&2
 	return 1
+}
+
+# conns_await PATTERN PID: waits until the load generator's output has a
+# line that matches; fails if it (PID) ends first.
+conns_await() {
+	until grep -q "$1" "$work/load.out"; do
+		if ! kill -0 "$2" 2>/dev/null; then
+			grep -q "$1" "$work/load.out" && return
+			echo "bench.sh conns: the load generator ended before it printed $1:" >&2
+			cat "$work/load.out" >&2
+			return 1
+		fi
+		sleep 0.1
+	done
 }
 
 # conns_run SERVER CONNS ACTIVE [traced]: one run; prints
@@ -116,24 +133,20 @@ conns_run() {
 	[[ "$port" =~ ^[0-9]+$ ]] || { echo "bench.sh conns: $server printed $line" >&2; return 1; }
 	pid="$(pgrep -n -f "$exe")" # the newest: the server, under wine's exec chain
 	local rss0 rss1 s0 w0 s1 w1
-	rss0="$(rsskb "$pid")"
 	mkfifo "$work/go.fifo"
-	taskset -c "$other_cpu" ./connload -addr "127.0.0.1:$port" -conns "$n" -active "$active" \
-		-duration "${conns_secs}s" <"$work/go.fifo" >"$work/load.out" {sin}>&- {sout}<&- &
+	taskset -c "$other_cpu" ./connload -addr "127.0.0.1:$port" -conns "$n" -base $((n / 10)) \
+		-active "$active" -duration "${conns_secs}s" <"$work/go.fifo" >"$work/load.out" {sin}>&- {sout}<&- &
 	local load=$!
 	exec {gofd}>"$work/go.fifo"
-	while ! grep -q '^ready$' "$work/load.out"; do
-		kill -0 "$load" 2>/dev/null || break
-		sleep 0.2
-	done
+	conns_await '^base ' "$load" || return 1
+	rss0="$(rsskb "$pid")"
+	echo base >&"$gofd"
+	conns_await '^ready$' "$load" || return 1
 	rss1="$(rsskb "$pid")" s0="$(cputicks "$pid")" w0="$(cputicks "$ws")"
 	local t0=0 t1=0
 	[ -z "$traced" ] || t0="$(wc -l <"$work/trace")"
 	echo go >&"$gofd"
-	while ! grep -q '^active ' "$work/load.out"; do
-		kill -0 "$load" 2>/dev/null || break
-		sleep 0.1
-	done
+	conns_await '^active ' "$load" || return 1
 	s1="$(cputicks "$pid")" w1="$(cputicks "$ws")"
 	[ -z "$traced" ] || t1="$(wc -l <"$work/trace")"
 	# The server ends first, while the load generator holds its
@@ -158,7 +171,7 @@ conns_run() {
 	awk -v rss0="$rss0" -v rss1="$rss1" -v ds=$((s1 - s0)) -v dw=$((w1 - w0)) -v hz="$ticks" '
 		{ for (i = 2; i <= NF; i++) { split($i, kv, "="); f[$1, kv[1]] = kv[2] } }
 		END {
-			conns = f["setup", "conns"]; msgs = f["active", "msgs"]
+			conns = f["setup", "conns"] - f["base", "conns"]; msgs = f["active", "msgs"]
 			printf "%s %.0f %s %s %s %.3f %.3f\n", f["setup", "seconds"], (rss1 - rss0) * 1024 / conns,
 				f["active", "msgs/s"], f["active", "p50-us"], f["active", "p99-us"],
 				ds * 1000 / hz / msgs, dw * 1000 / hz / msgs

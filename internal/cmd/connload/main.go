@@ -6,10 +6,19 @@
 // the loopback, opens many connections, and checks every byte that comes
 // back.
 //
-//	connload -addr 127.0.0.1:PORT -conns N -active K -duration D
+//	connload -addr 127.0.0.1:PORT -conns N -base B -active K -duration D
 //
 // First it opens N connections, at most -parallel dials at a time, and
-// echoes one message on each (the set-up); it prints
+// echoes one message on each (the set-up). With -base B it stops after the
+// first B of them, prints
+//
+//	base conns=B refused=R
+//
+// and waits for a line on its standard input before it opens the rest: the
+// script reads the server's memory there, so that what a server pays once
+// (threads, buffers, its first allocations) is behind that reading, and
+// what it grows by from there to "ready" is the connections' cost. Then it
+// prints
 //
 //	setup conns=N refused=R seconds=S
 //
@@ -48,18 +57,19 @@ import (
 func main() {
 	addr := flag.String("addr", "", "the echo server, on the loopback: 127.0.0.1:PORT")
 	conns := flag.Int("conns", 1000, "connections to open (1 to 100000)")
+	base := flag.Int("base", 0, "connections to open before a pause for a line on standard input (0 to -conns - 1; 0: no pause)")
 	active := flag.Int("active", 0, "connections that echo in the active phase (0 to -conns)")
 	duration := flag.Duration("duration", 10*time.Second, "length of the active phase (at most 10m)")
 	size := flag.Int("size", 64, "bytes a message (16 to 65536)")
 	parallel := flag.Int("parallel", 100, "dials in flight at once (1 to 1000)")
 	flag.Parse()
-	if err := run(*addr, *conns, *active, *duration, *size, *parallel); err != nil {
+	if err := run(*addr, *conns, *base, *active, *duration, *size, *parallel); err != nil {
 		fmt.Fprintln(os.Stderr, "connload:", err)
 		os.Exit(1)
 	}
 }
 
-func run(addr string, conns, active int, duration time.Duration, size, parallel int) error {
+func run(addr string, conns, base, active int, duration time.Duration, size, parallel int) error {
 	host, _, err := net.SplitHostPort(addr)
 	switch {
 	case err != nil:
@@ -68,6 +78,8 @@ func run(addr string, conns, active int, duration time.Duration, size, parallel 
 		return fmt.Errorf("-addr %q: only a loopback address", addr)
 	case conns < 1 || conns > 100_000:
 		return fmt.Errorf("-conns %d: 1 to 100000", conns)
+	case base < 0 || base >= conns:
+		return fmt.Errorf("-base %d: 0 to -conns - 1 (%d)", base, conns-1)
 	case active < 0 || active > conns:
 		return fmt.Errorf("-active %d: 0 to -conns (%d)", active, conns)
 	case duration <= 0 || duration > 10*time.Minute:
@@ -78,18 +90,36 @@ func run(addr string, conns, active int, duration time.Duration, size, parallel 
 		return fmt.Errorf("-parallel %d: 1 to 1000", parallel)
 	}
 
-	start := time.Now()
-	cs, refused, err := setup(addr, conns, size, parallel)
+	var cs []net.Conn
 	defer func() {
 		for _, c := range cs {
 			c.Close()
 		}
 	}()
-	if err != nil {
-		return err
-	}
-	fmt.Printf("setup conns=%d refused=%d seconds=%.2f\nready\n", len(cs), refused, time.Since(start).Seconds())
 	in := bufio.NewReader(os.Stdin)
+	refused := 0
+	var took time.Duration // the set-up's time, without the pause
+	stages := [][2]int{{0, conns}}
+	if base > 0 {
+		stages = [][2]int{{0, base}, {base, conns}}
+	}
+	for _, st := range stages {
+		from, to := st[0], st[1]
+		start := time.Now()
+		more, r, err := setup(addr, from, to, size, parallel)
+		took += time.Since(start)
+		cs, refused = append(cs, more...), refused+r
+		if err != nil {
+			return err
+		}
+		if to < conns {
+			fmt.Printf("base conns=%d refused=%d\n", len(cs), refused)
+			if _, err := in.ReadString('\n'); err != nil {
+				return fmt.Errorf("waiting for the line after the base: %w", err)
+			}
+		}
+	}
+	fmt.Printf("setup conns=%d refused=%d seconds=%.2f\nready\n", len(cs), refused, took.Seconds())
 	if _, err := in.ReadString('\n'); err != nil {
 		return fmt.Errorf("waiting for the line that starts the active phase: %w", err)
 	}
@@ -110,10 +140,10 @@ func run(addr string, conns, active int, duration time.Duration, size, parallel 
 	return err
 }
 
-// setup dials conns connections and echoes one message on each; a dial the
-// system refuses for want of descriptors or ports is counted, any other
-// failure ends it.
-func setup(addr string, conns, size, parallel int) ([]net.Conn, int, error) {
+// setup dials connections from to to-1 and echoes one message on each; a
+// dial the system refuses for want of descriptors or ports is counted, any
+// other failure ends it.
+func setup(addr string, from, to, size, parallel int) ([]net.Conn, int, error) {
 	var (
 		mu      sync.Mutex
 		cs      []net.Conn
@@ -122,7 +152,7 @@ func setup(addr string, conns, size, parallel int) ([]net.Conn, int, error) {
 		wg      sync.WaitGroup
 	)
 	sem := make(chan struct{}, parallel)
-	for i := range conns {
+	for i := from; i < to; i++ {
 		sem <- struct{}{}
 		wg.Go(func() {
 			defer func() { <-sem }()
