@@ -60,7 +60,6 @@ func modelSwitch(name string) string {
 	return psnmodel.Active.Switch(name)
 }
 
-// expect waits up to eventually for an event for key with all of want.
 // mustSlot returns the index of socket s's slot, for a test that looks
 // inside it.
 func (p *Poller) mustSlot(t *testing.T, s windows.Handle) int32 {
@@ -72,6 +71,7 @@ func (p *Poller) mustSlot(t *testing.T, s windows.Handle) int32 {
 	return i
 }
 
+// expect waits up to eventually for an event for key with all of want.
 func expect(t *testing.T, p *Poller, key uint64, want Interest) Interest {
 	t.Helper()
 	events := make([]Event, 8)

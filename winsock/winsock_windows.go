@@ -96,12 +96,14 @@ func Accept(l windows.Handle) (windows.Handle, windows.Sockaddr, error) {
 }
 
 // AcceptNoAddr calls accept without asking for the peer's address: it takes
-// one pending connection from the listening socket l, as [Accept] does, and
-// allocates nothing, where Accept allocates the address it returns (32
-// bytes a connection for IPv4, garbage at once for a server that does not
-// look at it). The new socket has the properties of l; close it with
-// windows.Closesocket. On a non-blocking l with no pending connection the
-// error matches windows.WSAEWOULDBLOCK.
+// one pending connection from the listening socket l, as [Accept] does,
+// and allocates nothing for it, where Accept allocates the address it
+// returns (32 bytes a connection for IPv4, garbage at once for a server
+// that does not look at it). The new socket has the properties of l;
+// close it with windows.Closesocket. On a non-blocking l with no pending
+// connection the error matches windows.WSAEWOULDBLOCK; an error, as from
+// every call of this package, is a windows.Errno in an error interface,
+// which allocates (8 bytes).
 //
 // Reference: https://learn.microsoft.com/windows/win32/api/winsock2/nf-winsock2-accept
 func AcceptNoAddr(l windows.Handle) (windows.Handle, error) {

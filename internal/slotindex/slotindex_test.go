@@ -39,9 +39,11 @@ func check(t *testing.T, tab *Table, keys slots, want map[uintptr]int32, absent 
 }
 
 // TestAgainstMap runs random Puts and Deletes, on keys drawn from a few
-// kinds (handles, multiples of 4 from a small range, so that runs of
-// neighbouring buckets form and are cut by deletes; any bits), and compares
-// the table with a map after each step.
+// kinds (handles: multiples of 4 from a small range, so that runs of
+// neighbouring buckets form and are cut by deletes; any bits; the top of
+// the range), and compares the table with a map as it goes. Each kind grows
+// to hundreds or thousands of keys and is then mostly deleted, in cycles,
+// so that the table grows and shrinks.
 func TestAgainstMap(t *testing.T) {
 	kinds := map[string]func(r *rand.Rand) uintptr{
 		"handles":  func(r *rand.Rand) uintptr { return uintptr(4 * (1 + r.IntN(300))) },
@@ -54,19 +56,38 @@ func TestAgainstMap(t *testing.T) {
 			var tab Table
 			var keys slots
 			want := map[uintptr]int32{}
+			var live []uintptr // want's keys, to draw one to delete
 			var free []int32
+			deletes, shrinks := 0, 0
 			for step := range 20000 {
-				k := key(r)
-				// Grow to a few hundred keys, then mostly delete, so that
-				// the table grows and shrinks.
 				deleting := step%4000 >= 2500
-				if v, in := want[k]; in && (deleting || r.IntN(2) == 0) {
+				switch {
+				case len(live) > 0 && (deleting || r.IntN(3) == 0):
+					j := r.IntN(len(live))
+					k := live[j]
+					live[j] = live[len(live)-1]
+					live = live[:len(live)-1]
+					before := len(tab.buckets)
 					if !tab.Delete(k, keys) {
 						t.Fatalf("step %d: Delete(%#x) found nothing", step, k)
 					}
+					if len(tab.buckets) < before {
+						shrinks++
+					}
+					deletes++
+					free = append(free, want[k])
 					delete(want, k)
-					free = append(free, v)
-				} else if !in && !deleting {
+				default:
+					k := key(r)
+					if _, in := want[k]; in {
+						continue // Put takes a key that is not in the table
+					}
+					if tab.Delete(k, keys) {
+						t.Fatalf("step %d: Delete(%#x) of an absent key reported one", step, k)
+					}
+					if deleting {
+						continue
+					}
 					var v int32
 					if n := len(free); n > 0 {
 						v, free = free[n-1], free[:n-1]
@@ -77,14 +98,16 @@ func TestAgainstMap(t *testing.T) {
 					}
 					tab.Put(k, v, keys)
 					want[k] = v
-				} else if !in && tab.Delete(k, keys) {
-					t.Fatalf("step %d: Delete(%#x) of an absent key reported one", step, k)
+					live = append(live, k)
 				}
 				if step%97 == 0 || step%4000 == 3999 {
 					check(t, &tab, keys, want, []uintptr{key(r), key(r)})
 				}
 			}
 			check(t, &tab, keys, want, nil)
+			if deletes < 1000 || shrinks < 5 {
+				t.Fatalf("%d deletes, %d shrinks: the test did not exercise them", deletes, shrinks)
+			}
 		})
 	}
 }
