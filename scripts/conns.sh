@@ -31,8 +31,8 @@
 # server process's memory (VmRSS) a connection: its growth over the
 # set-up's last nine tenths, divided by their connections (the first tenth
 # pays for what a server allocates once, such as threads, 1.1 MB each
-# under Wine, which a Go server starts when its scheduler needs them), the
-# active phase's messages a second and round-trip p50 and p99, and the CPU
+# under Wine, which a Go server starts when its scheduler needs them) and
+# the threads the server started during them, the active phase's messages a second and round-trip p50 and p99, and the CPU
 # time per echoed message of the server process and of the wineserver
 # (utime+stime from /proc). Medians over the rounds with min and max.
 # Then one traced run a server (CONNS_TRACED connections, 2,000 unless
@@ -67,6 +67,9 @@ ticks=$(getconf CLK_TCK)
 cputicks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
 # rsskb PID: its resident set, in KiB.
 rsskb() { awk '/^VmRSS:/ { print $2 }' "/proc/$1/status"; }
+# threads PID: its threads (a Windows thread is a thread of the process
+# under Wine).
+threads() { awk '/^Threads:/ { print $2 }' "/proc/$1/status"; }
 
 # this_wineserver: the pid of this prefix's wineserver.
 this_wineserver() {
@@ -84,9 +87,9 @@ this_wineserver() {
 # conns_await PATTERN PID: waits until the load generator's output has a
 # line that matches; fails if it (PID) ends first.
 conns_await() {
-	until grep -q "$1" "$work/load.out"; do
+	until grep -qs "$1" "$work/load.out"; do
 		if ! kill -0 "$2" 2>/dev/null; then
-			grep -q "$1" "$work/load.out" && return
+			grep -qs "$1" "$work/load.out" && return
 			echo "bench.sh conns: the load generator ended before it printed $1:" >&2
 			cat "$work/load.out" >&2
 			return 1
@@ -96,7 +99,9 @@ conns_await() {
 }
 
 # conns_run SERVER CONNS ACTIVE [traced]: one run; prints
-# "setup-s mem-B/conn msgs/s p50-us p99-us server-ms/msg wineserver-ms/msg",
+# "setup-s mem-B/conn threads msgs/s p50-us p99-us server-ms/msg
+# wineserver-ms/msg" (threads: those the server started while its memory
+# was measured),
 # or, traced, on a wineserver that traces every request, what the active
 # phase asked of it: "msgs name=count..." (requests by name, and
 # ioctl-pending=the poll submissions that found nothing ready yet).
@@ -132,17 +137,18 @@ conns_run() {
 	port="${line#port }"
 	[[ "$port" =~ ^[0-9]+$ ]] || { echo "bench.sh conns: $server printed $line" >&2; return 1; }
 	pid="$(pgrep -n -f "$exe")" # the newest: the server, under wine's exec chain
-	local rss0 rss1 s0 w0 s1 w1
+	local rss0 rss1 th0 th1 s0 w0 s1 w1
 	mkfifo "$work/go.fifo"
+	rm -f "$work/load.out" # not the last run's lines
 	taskset -c "$other_cpu" ./connload -addr "127.0.0.1:$port" -conns "$n" -base $((n / 10)) \
 		-active "$active" -duration "${conns_secs}s" <"$work/go.fifo" >"$work/load.out" {sin}>&- {sout}<&- &
 	local load=$!
 	exec {gofd}>"$work/go.fifo"
 	conns_await '^base ' "$load" || return 1
-	rss0="$(rsskb "$pid")"
+	rss0="$(rsskb "$pid")" th0="$(threads "$pid")"
 	echo base >&"$gofd"
 	conns_await '^ready$' "$load" || return 1
-	rss1="$(rsskb "$pid")" s0="$(cputicks "$pid")" w0="$(cputicks "$ws")"
+	rss1="$(rsskb "$pid")" th1="$(threads "$pid")" s0="$(cputicks "$pid")" w0="$(cputicks "$ws")"
 	local t0=0 t1=0
 	[ -z "$traced" ] || t0="$(wc -l <"$work/trace")"
 	echo go >&"$gofd"
@@ -168,11 +174,12 @@ conns_run() {
 			END { printf "%s", msgs; for (k in n) printf " %s=%d", k, n[k]; printf "\n" }'
 		return
 	fi
-	awk -v rss0="$rss0" -v rss1="$rss1" -v ds=$((s1 - s0)) -v dw=$((w1 - w0)) -v hz="$ticks" '
+	awk -v rss0="$rss0" -v rss1="$rss1" -v th=$((th1 - th0)) -v ds=$((s1 - s0)) -v dw=$((w1 - w0)) -v hz="$ticks" '
 		{ for (i = 2; i <= NF; i++) { split($i, kv, "="); f[$1, kv[1]] = kv[2] } }
 		END {
 			conns = f["setup", "conns"] - f["base", "conns"]; msgs = f["active", "msgs"]
-			printf "%s %.0f %s %s %s %.3f %.3f\n", f["setup", "seconds"], (rss1 - rss0) * 1024 / conns,
+			if (conns < 1 || msgs < 1) { print "bench.sh conns: no connection after the first tenth, or no message echoed" > "/dev/stderr"; exit 1 }
+			printf "%s %.0f %d %s %s %s %.3f %.3f\n", f["setup", "seconds"], (rss1 - rss0) * 1024 / conns, th,
 				f["active", "msgs/s"], f["active", "p50-us"], f["active", "p99-us"],
 				ds * 1000 / hz / msgs, dw * 1000 / hz / msgs
 		}' "$work/load.out"
@@ -209,11 +216,11 @@ conns_bench() {
 	function fmt(x) { return x >= 100 ? sprintf("%.0f", x) : sprintf("%.3g", x) }
 	{ have[$2, $3, $1] = 1; for (c = 4; c <= NF; c++) v[$2, $3, $1, c] = $c; if ($1 > R) R = $1 }
 	END {
-		split("setup s|memory B/conn|msgs/s|p50 µs|p99 µs|server CPU ms/msg|wineserver CPU ms/msg", names, "|")
+		split("setup s|memory B/conn|threads started meanwhile|msgs/s|p50 µs|p99 µs|server CPU ms/msg|wineserver CPU ms/msg", names, "|")
 		split("all idle", ws, " "); m = split(list, ss, " ")
 		for (k = 1; k <= 2; k++) {
 			print header(ws[k])
-			for (c = 4; c <= 10; c++) {
+			for (c = 4; c <= 11; c++) {
 				row = "| " names[c - 3] " |"
 				for (j = 1; j <= m; j++) row = row " " cell(ws[k], ss[j], c) " |"
 				print row
