@@ -4,8 +4,8 @@
 // Package slotindex finds a slot by its key, for a caller whose slots hold
 // their keys already: each bucket of its hash table is a slot number (4
 // bytes), and the table asks the caller for a slot's key when it compares.
-// A Go map[uintptr]int32 keeps a copy of each key beside its value: 16
-// bytes a map slot and a control byte, where this table has 4.
+// A Go map from uintptr keys to int32 values keeps a copy of each key beside
+// its value: 16 bytes a map slot and a control byte, where this table has 4.
 package slotindex
 
 // Keys gives the key that slot v holds. A slot in the table must hold its
