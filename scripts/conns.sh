@@ -30,7 +30,7 @@
 # For each: the set-up (connect and echo once on every connection), the
 # server process's memory (VmRSS) a connection: its growth over the
 # set-up's last nine tenths, divided by their connections (the first tenth
-# pays for what a server allocates once, such as threads, 1.1 MB each
+# pays for what a server allocates once, such as threads, about 1 MB each
 # under Wine, which a Go server starts when its scheduler needs them) and
 # the threads the server started during them, the active phase's messages a second and round-trip p50 and p99, and the CPU
 # time per echoed message of the server process and of the wineserver
