@@ -112,13 +112,19 @@ func TestAgainstMap(t *testing.T) {
 	}
 }
 
-func TestGrowAndShrink(t *testing.T) {
-	var tab Table
-	keys := make(slots, 1000)
+// filled returns a table of n slots whose keys are the handles 4, 8, ...
+func filled(n int) (*Table, slots) {
+	tab := new(Table)
+	keys := make(slots, n)
 	for v := range keys {
 		keys[v] = uintptr(4 * (v + 1))
 		tab.Put(keys[v], int32(v), keys)
 	}
+	return tab, keys
+}
+
+func TestGrowAndShrink(t *testing.T) {
+	tab, keys := filled(1000)
 	if n := len(tab.buckets); n != 2048 {
 		t.Fatalf("1,000 slots in %d buckets, want 2,048 (at most three quarters full)", n)
 	}
@@ -134,9 +140,9 @@ func TestGrowAndShrink(t *testing.T) {
 	for v := 990; v < 1000; v++ {
 		want[keys[v]] = int32(v)
 	}
-	check(t, &tab, keys, want, keys[:990])
+	check(t, tab, keys, want, keys[:990])
 	tab.Reset()
-	check(t, &tab, keys, map[uintptr]int32{}, keys)
+	check(t, tab, keys, map[uintptr]int32{}, keys)
 }
 
 func TestEmpty(t *testing.T) {
@@ -150,12 +156,7 @@ func TestEmpty(t *testing.T) {
 }
 
 func TestNoAllocations(t *testing.T) {
-	var tab Table
-	keys := make(slots, 64)
-	for v := range keys {
-		keys[v] = uintptr(4 * (v + 1))
-		tab.Put(keys[v], int32(v), keys)
-	}
+	tab, keys := filled(64)
 	var k Keys = keys
 	got := testing.AllocsPerRun(100, func() {
 		tab.Delete(keys[7], k)
