@@ -143,11 +143,10 @@ func (b *afdBackend) flush() {
 	b.rearm = b.rearm[:0]
 }
 
-// forget frees slot i, whose socket is gone.
+// forget frees slot i, whose socket is gone. The slot is active, so the
+// index maps its socket to it: one socket has one active slot at most.
 func (b *afdBackend) forget(i int32) {
-	if j, ok := b.p.slotOf(b.p.at(i).socket); ok && j == i {
-		b.p.bySocket.Delete(uintptr(b.p.at(i).socket), (*slotSockets)(b.p))
-	}
+	b.p.bySocket.Delete(uintptr(b.p.at(i).socket), (*slotSockets)(b.p))
 	b.p.release(i)
 }
 

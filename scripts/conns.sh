@@ -27,14 +27,15 @@
 #   all   1,000 connections (CONNS_ALL), all echoing for $conns_secs s
 #   idle  10,000 connections (CONNS_MAX), 1% of them echoing for $conns_secs s
 #
-# For each: the set-up (connect and echo once on every connection), the
-# server process's memory (VmRSS) a connection: its growth over the
-# set-up's last nine tenths, divided by their connections (the first tenth
+# For each: the set-up (connect and echo once on every connection); the
+# server process's memory (VmRSS) a connection, its growth over the
+# set-up's last nine tenths divided by their connections (the first tenth
 # pays for what a server allocates once, such as threads, about 1 MB each
-# under Wine, which a Go server starts when its scheduler needs them) and
-# the threads the server started during them, the active phase's messages a second and round-trip p50 and p99, and the CPU
-# time per echoed message of the server process and of the wineserver
-# (utime+stime from /proc). Medians over the rounds with min and max.
+# under Wine, which a Go server starts when its scheduler needs them), and
+# the threads the server started during them; the active phase's messages
+# a second and round-trip p50 and p99; and the CPU time per echoed message
+# of the server process and of the wineserver (utime+stime from /proc).
+# Medians over the rounds with min and max.
 # Then one traced run a server (CONNS_TRACED connections, 2,000 unless
 # told, 1% echoing) counts the Wine server requests of the active phase per
 # echoed message, by name.
