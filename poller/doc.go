@@ -37,7 +37,9 @@
 // under Wine) gets GOMAXPROCS=1; set it (the GOMAXPROCS variable, or
 // runtime.GOMAXPROCS) to a P more than the goroutines that wait. The
 // README's "Connection scale" measures it under Wine ("scripts/bench.sh
-// conns": one echo server at GOMAXPROCS 3, 2 and 1 on 2 goroutines).
+// conns": one echo server at GOMAXPROCS 3, 2 and 1 on 2 goroutines): with
+// 1,000 connections all echoing, one P halved the throughput; with 10,000
+// mostly idle, the runs disagree on which GOMAXPROCS serves best.
 //
 // Differences between the backends, where the OS leaves no choice:
 //   - [Level] with several goroutines in Wait: AFD polls a reported socket
