@@ -72,19 +72,6 @@ rsskb() { awk '/^VmRSS:/ { print $2 }' "/proc/$1/status"; }
 # under Wine).
 threads() { awk '/^Threads:/ { print $2 }' "/proc/$1/status"; }
 
-# this_wineserver: the pid of this prefix's wineserver.
-this_wineserver() {
-	local p
-	for p in $(pgrep wineserver); do
-		if { tr '\0' '\n' <"/proc/$p/environ"; } 2>/dev/null | grep -qxF "WINEPREFIX=$WINEPREFIX"; then
-			echo "$p"
-			return
-		fi
-	done
-	echo "bench.sh conns: no wineserver of $WINEPREFIX" >&2
-	return 1
-}
-
 # conns_await PATTERN PID: waits until the load generator's output has a
 # line that matches; fails if it (PID) ends first.
 conns_await() {

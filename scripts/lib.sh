@@ -2,7 +2,8 @@
 # Copyright 2026 The sockstate Authors. All rights reserved.
 # SPDX-License-Identifier: BSD-3-Clause
 #
-# What scripts/test.sh and scripts/bench.sh both need; sourced by them.
+# What scripts/test.sh, scripts/bench.sh and scripts/wine/go_windows_amd64_exec
+# need; sourced by them.
 
 # tool NAME PACKAGE VERSION: installs the Go command PACKAGE at VERSION
 # once, into a cache of pinned tools (~/.cache/sockstate/tools), and prints
@@ -27,4 +28,18 @@ build_c_dll() {
 	shift 3
 	"$cc" -shared -O2 -Wall -Werror -o "$out" "testdata/$name/"*.c "testdata/$name/$name.def" \
 		-Wl,--kill-at -Wl,--enable-stdcall-fixup "$@"
+}
+
+# this_wineserver: the pid of the wineserver of $WINEPREFIX; fails, saying
+# so, if none runs.
+this_wineserver() {
+	local p
+	for p in $(pgrep wineserver); do # wineserver64 on Debian
+		if { tr '\0' '\n' <"/proc/$p/environ"; } 2>/dev/null | grep -qxF "WINEPREFIX=$WINEPREFIX"; then
+			echo "$p"
+			return
+		fi
+	done
+	echo "no wineserver of $WINEPREFIX runs" >&2
+	return 1
 }
