@@ -41,6 +41,13 @@
 // 1,000 connections all echoing, one P halved the throughput; with 10,000
 // mostly idle, the runs disagree on which GOMAXPROCS serves best.
 //
+// Lock each goroutine that loops on Wait to its thread
+// (runtime.LockOSThread). Unlocked, such a goroutine moves between threads
+// as the runtime takes its P away during Wait and gives it one back, and
+// each move wakes a thread; locked, it stays on one, as a C event loop's
+// thread does. The README's "Connection scale" runs the echo server both
+// ways ("scripts/bench.sh conns": go locked, gou unlocked).
+//
 // Differences between the backends, where the OS leaves no choice:
 //   - [Level] with several goroutines in Wait: AFD polls a reported socket
 //     again when the next Wait starts, so a Wait blocked already is not

@@ -5,14 +5,17 @@
 # "scripts/bench.sh conns [ROUNDS]": echo servers at many connections,
 # sourced by bench.sh after it has built what this needs in $work
 # (echo.test.exe, cloop.exe, the native load generator connload) and
-# defined pin and serve. Five servers, each under Wine in a process of
+# defined pin and serve. Six servers, each under Wine in a process of
 # its own, pinned with its wineserver to CPU $cpu:
 #
 #   go    the poller's echo server (examples/echo, AFD) on 2 goroutines,
-#         at GOMAXPROCS=3: a P more than the goroutines that wait, as the
-#         poller's package documentation asks
-#   go2p  the same at GOMAXPROCS=2, a P a waiting goroutine (on a 2-CPU
-#         machine, what it has unpinned)
+#         each locked to its thread, at GOMAXPROCS=3: a P more than the
+#         goroutines that wait; both as the poller's package
+#         documentation asks
+#   gou   the same with its goroutines not locked to their threads
+#         (SOCKSTATE_ECHO_UNLOCKED=1)
+#   go2p  the same as go at GOMAXPROCS=2, a P a waiting goroutine (on a
+#         2-CPU machine, what it has unpinned)
 #   go1p  the same at GOMAXPROCS=1, what pinning alone gives it (Go sizes
 #         GOMAXPROCS by the CPUs its affinity allows)
 #   c     the C reference loop (testdata/cloop echo 2) on 2 threads
@@ -53,8 +56,8 @@ if ((conns_max < 100 || (conns_traced > 0 && conns_traced < 100) || conns_all < 
 	exit 2
 fi
 # The servers, and their columns' titles, in the order of the tables.
-conns_servers="go go2p go1p c net"
-conns_titles="poller, GOMAXPROCS=3 (go)|GOMAXPROCS=2 (go2p)|GOMAXPROCS=1 (go1p)|C (cloop)|Go net"
+conns_servers="go gou go2p go1p c net"
+conns_titles="poller, GOMAXPROCS=3 (go)|unlocked (gou)|GOMAXPROCS=2 (go2p)|GOMAXPROCS=1 (go1p)|C (cloop)|Go net"
 # An awk function that makes a table's header row: FIRST, then the titles.
 conns_header='function header(first,    t, n, i, h, r) {
 	n = split(titles, t, "|"); h = "| " first " |"; r = "|---|"
@@ -97,6 +100,7 @@ conns_run() {
 	local server="$1" n="$2" active="$3" traced="${4:-}" exe args=() env=()
 	case "$server" in
 	go) exe=echo.test.exe env=(SOCKSTATE_ECHO_SERVER=2 GOMAXPROCS=3) ;;
+	gou) exe=echo.test.exe env=(SOCKSTATE_ECHO_SERVER=2 SOCKSTATE_ECHO_UNLOCKED=1 GOMAXPROCS=3) ;;
 	go2p) exe=echo.test.exe env=(SOCKSTATE_ECHO_SERVER=2 GOMAXPROCS=2) ;;
 	go1p) exe=echo.test.exe env=(SOCKSTATE_ECHO_SERVER=2 GOMAXPROCS=1) ;;
 	net) exe=echo.test.exe env=(SOCKSTATE_ECHO_SERVER=net) ;;

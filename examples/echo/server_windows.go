@@ -11,6 +11,7 @@ package echo
 import (
 	"errors"
 	"fmt"
+	"runtime"
 	"sync"
 	"time"
 
@@ -22,6 +23,12 @@ import (
 
 // listenerKey is the listener's key; connections' keys are their sockets.
 const listenerKey = 0
+
+// lockThreads locks each goroutine that loops on Wait to its thread, as the
+// poller's package documentation asks. It is a variable only so that
+// "scripts/bench.sh conns" can run the server without it (its gou server,
+// through unlockedEnv in process_test.go); nothing else sets it.
+var lockThreads = true
 
 // Server echoes every connection accepted on its listener, with several
 // goroutines waiting on one poller and one-shot registrations: each
@@ -37,8 +44,8 @@ type Server struct {
 }
 
 // Listen starts an echo server on 127.0.0.1 with the given poller backend
-// and number of goroutines. Run it with GOMAXPROCS above goroutines: the
-// poller's package documentation says why.
+// and number of goroutines, each locked to its thread. Run it with
+// GOMAXPROCS above goroutines: the poller's package documentation says why.
 func Listen(backend poller.Backend, goroutines int) (*Server, error) {
 	if goroutines < 1 {
 		return nil, fmt.Errorf("echo: %d goroutines", goroutines)
@@ -117,6 +124,10 @@ func (s *Server) fail(err error) {
 }
 
 func (s *Server) work() {
+	if lockThreads {
+		runtime.LockOSThread()
+		defer runtime.UnlockOSThread()
+	}
 	events := make([]poller.Event, 16)
 	buf := make([]byte, 64<<10)
 	for {
