@@ -9,11 +9,10 @@
 # its own, pinned with its wineserver to CPU $cpu:
 #
 #   go    the poller's echo server (examples/echo, AFD) on 2 goroutines,
-#         each locked to its thread, at GOMAXPROCS=3: a P more than the
-#         goroutines that wait; both as the poller's package
-#         documentation asks
-#   gou   the same with its goroutines not locked to their threads
-#         (SOCKSTATE_ECHO_UNLOCKED=1)
+#         at GOMAXPROCS=3: a P more than the goroutines that wait, as the
+#         poller's package documentation asks
+#   gol   the same with each goroutine locked to its thread
+#         (SOCKSTATE_ECHO_LOCKED=1), which that documentation weighs
 #   go2p  the same as go at GOMAXPROCS=2, a P a waiting goroutine (on a
 #         2-CPU machine, what it has unpinned)
 #   go1p  the same at GOMAXPROCS=1, what pinning alone gives it (Go sizes
@@ -56,8 +55,8 @@ if ((conns_max < 100 || (conns_traced > 0 && conns_traced < 100) || conns_all < 
 	exit 2
 fi
 # The servers, and their columns' titles, in the order of the tables.
-conns_servers="go gou go2p go1p c net"
-conns_titles="poller, GOMAXPROCS=3 (go)|unlocked (gou)|GOMAXPROCS=2 (go2p)|GOMAXPROCS=1 (go1p)|C (cloop)|Go net"
+conns_servers="go gol go2p go1p c net"
+conns_titles="poller, GOMAXPROCS=3 (go)|locked threads (gol)|GOMAXPROCS=2 (go2p)|GOMAXPROCS=1 (go1p)|C (cloop)|Go net"
 # An awk function that makes a table's header row: FIRST, then the titles.
 conns_header='function header(first,    t, n, i, h, r) {
 	n = split(titles, t, "|"); h = "| " first " |"; r = "|---|"
@@ -100,7 +99,7 @@ conns_run() {
 	local server="$1" n="$2" active="$3" traced="${4:-}" exe args=() env=()
 	case "$server" in
 	go) exe=echo.test.exe env=(SOCKSTATE_ECHO_SERVER=2 GOMAXPROCS=3) ;;
-	gou) exe=echo.test.exe env=(SOCKSTATE_ECHO_SERVER=2 SOCKSTATE_ECHO_UNLOCKED=1 GOMAXPROCS=3) ;;
+	gol) exe=echo.test.exe env=(SOCKSTATE_ECHO_SERVER=2 SOCKSTATE_ECHO_LOCKED=1 GOMAXPROCS=3) ;;
 	go2p) exe=echo.test.exe env=(SOCKSTATE_ECHO_SERVER=2 GOMAXPROCS=2) ;;
 	go1p) exe=echo.test.exe env=(SOCKSTATE_ECHO_SERVER=2 GOMAXPROCS=1) ;;
 	net) exe=echo.test.exe env=(SOCKSTATE_ECHO_SERVER=net) ;;

@@ -29,9 +29,9 @@ import (
 // (serveNet): see TestMain.
 const serverEnv = "SOCKSTATE_ECHO_SERVER"
 
-// unlockedEnv, set to 1 beside serverEnv, makes the poller's echo server
-// leave its goroutines unlocked from their threads (lockThreads).
-const unlockedEnv = "SOCKSTATE_ECHO_UNLOCKED"
+// lockedEnv, set to 1 beside serverEnv, makes the poller's echo server lock
+// its goroutines to their threads (lockThreads).
+const lockedEnv = "SOCKSTATE_ECHO_LOCKED"
 
 // TestMain runs the tests, or, with serverEnv set, an echo server in a
 // process of its own, for BenchmarkEcho/go-*, which runs this test binary
@@ -68,7 +68,7 @@ func serveProcess(arg string) error {
 		if err != nil {
 			return fmt.Errorf("%s=%q: a number of goroutines or \"net\": %w", serverEnv, arg, err)
 		}
-		lockThreads = os.Getenv(unlockedEnv) != "1"
+		lockThreads = os.Getenv(lockedEnv) == "1"
 		srv, err := Listen(poller.AFD, goroutines)
 		if err != nil {
 			return err

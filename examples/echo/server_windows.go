@@ -24,11 +24,12 @@ import (
 // listenerKey is the listener's key; connections' keys are their sockets.
 const listenerKey = 0
 
-// lockThreads locks each goroutine that loops on Wait to its thread, as the
-// poller's package documentation asks. It is a variable only so that
-// "scripts/bench.sh conns" can run the server without it (its gou server,
-// through unlockedEnv in process_test.go); nothing else sets it.
-var lockThreads = true
+// lockThreads locks each goroutine that loops on Wait to its thread
+// (runtime.LockOSThread), which the poller's package documentation weighs.
+// It is a variable only so that "scripts/bench.sh conns" can run the server
+// both ways (its gol server, through lockedEnv in process_test.go); nothing
+// else sets it.
+var lockThreads = false
 
 // Server echoes every connection accepted on its listener, with several
 // goroutines waiting on one poller and one-shot registrations: each
@@ -44,8 +45,8 @@ type Server struct {
 }
 
 // Listen starts an echo server on 127.0.0.1 with the given poller backend
-// and number of goroutines, each locked to its thread. Run it with
-// GOMAXPROCS above goroutines: the poller's package documentation says why.
+// and number of goroutines. Run it with GOMAXPROCS above goroutines: the
+// poller's package documentation says why.
 func Listen(backend poller.Backend, goroutines int) (*Server, error) {
 	if goroutines < 1 {
 		return nil, fmt.Errorf("echo: %d goroutines", goroutines)
