@@ -10,7 +10,6 @@ import (
 	"errors"
 	"fmt"
 	"net"
-	"runtime"
 	"sync"
 	"time"
 
@@ -133,11 +132,7 @@ func multiThreadedServer(clients, messages, goroutines int) (int, error) {
 }
 
 // work is one goroutine: wait, handle each event, re-arm what it handled.
-// It keeps its thread while it loops on Wait, as the package documentation
-// asks.
 func (s *server) work() {
-	runtime.LockOSThread()
-	defer runtime.UnlockOSThread()
 	events := make([]poller.Event, 4)
 	buf := make([]byte, 512)
 	for {
