@@ -112,7 +112,7 @@ conns_run() {
 		serve
 	fi
 	local ws
-	ws="$(this_wineserver)"
+	ws="$(this_wineserver)" || { echo "bench.sh conns: its wineserver did not start" >&2; return 1; }
 	coproc SERVER { env "${env[@]}" taskset -c "$cpu" wine "$exe" "${args[@]}" 2>&1; }
 	# Bash unsets SERVER and SERVER_PID once the coprocess has ended: keep
 	# them.

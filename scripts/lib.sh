@@ -35,11 +35,11 @@ build_c_dll() {
 this_wineserver() {
 	local p
 	for p in $(pgrep wineserver); do # wineserver64 on Debian
-		if { tr '\0' '\n' <"/proc/$p/environ"; } 2>/dev/null | grep -qxF "WINEPREFIX=$WINEPREFIX"; then
+		if { tr '\0' '\n' <"/proc/$p/environ"; } 2>/dev/null | grep -qxF "WINEPREFIX=${WINEPREFIX:-}"; then
 			echo "$p"
 			return
 		fi
 	done
-	echo "no wineserver of $WINEPREFIX runs" >&2
+	echo "no wineserver of ${WINEPREFIX:-the default prefix} runs" >&2
 	return 1
 }
