@@ -24,11 +24,11 @@ import (
 // listenerKey is the listener's key; connections' keys are their sockets.
 const listenerKey = 0
 
-// lockThreads locks each goroutine that loops on Wait to its thread
-// (runtime.LockOSThread), which the poller's package documentation weighs.
-// It is a variable only so that "scripts/bench.sh conns" can run the server
-// both ways (its gol server, through lockedEnv in process_test.go); nothing
-// else sets it.
+// lockThreads, when true, makes work lock its goroutine, which loops on
+// Wait, to its thread (runtime.LockOSThread), a trade that the poller's
+// package documentation weighs. It is a variable only so that
+// "scripts/bench.sh conns" can run the server both ways (its gol server,
+// through lockedEnv in process_test.go); nothing else sets it.
 var lockThreads = false
 
 // Server echoes every connection accepted on its listener, with several
