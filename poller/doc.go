@@ -38,8 +38,9 @@
 // runtime.GOMAXPROCS) to a P more than the goroutines that wait. The
 // README's "Connection scale" measures it under Wine ("scripts/bench.sh
 // conns": one echo server at GOMAXPROCS 3, 2 and 1 on 2 goroutines): with
-// 1,000 connections all echoing, one P halved the throughput; with 10,000
-// mostly idle, the runs disagree on which GOMAXPROCS serves best.
+// 1,000 connections all echoing, one P cost a fifth to a half of the
+// throughput in each of five runs; with 10,000 mostly idle, one P served
+// best in four of them.
 //
 // Locking a goroutine that loops on Wait to its thread
 // (runtime.LockOSThread) is a trade, not a rule. Unlocked, it moves between
@@ -47,10 +48,10 @@
 // locked, it stays on one, as a C event loop's thread does. The README's
 // "Connection scale" runs the echo server both ways ("scripts/bench.sh
 // conns": go unlocked, gol locked): locked, the server process's CPU a
-// message at 10,000 mostly idle connections was a quarter lower, with no
-// more messages a second, and at 1,000 connections all echoing some rounds
-// ran at two thirds of the unlocked throughput. The echo server does not
-// lock.
+// message at 10,000 mostly idle connections was about a quarter lower in
+// two runs, while its messages a second rose in one and fell in the other;
+// at 1,000 connections all echoing it ran at about four fifths of the
+// unlocked throughput in both. The echo server does not lock.
 //
 // Differences between the backends, where the OS leaves no choice:
 //   - [Level] with several goroutines in Wait: AFD polls a reported socket
