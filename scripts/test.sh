@@ -210,6 +210,9 @@ staticcheck="$(tool staticcheck honnef.co/go/tools/cmd/staticcheck $staticcheck_
 GOOS=windows "$staticcheck" ./...
 "$staticcheck" ./...
 
+step "go_windows_amd64_exec against a stand-in for wine: its bound and its messages (scripts/exectest.sh, about 31 s)"
+scripts/exectest.sh
+
 step "shellcheck, actionlint $actionlint_version"
 shellcheck -x scripts/*.sh .ci/run scripts/wine/go_windows_amd64_exec
 actionlint="$(tool actionlint github.com/rhysd/actionlint/cmd/actionlint $actionlint_version)"

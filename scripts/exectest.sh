@@ -1,0 +1,87 @@
+#!/usr/bin/env bash
+# Copyright 2026 The sockstate Authors. All rights reserved.
+# SPDX-License-Identifier: BSD-3-Clause
+#
+# Checks scripts/wine/go_windows_amd64_exec against a stand-in for wine (a
+# script that prints how it was started, then sleeps or exits as told), so
+# without Wine: the bound it puts on a test binary, read from
+# -test.timeout, none for benchmarks and fuzzing, what it says of a binary
+# that ends with no PASS or FAIL line, and that it kills one that outlives
+# its bound (about 31 s). scripts/test.sh runs it; it fails on the first
+# difference.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+dir="$(mktemp -d)"
+trap 'rm -rf "$dir"' EXIT
+# The stand-in: its parent's command line is the bound (timeout ...) or the
+# exec script itself. It execs sleep, so that nothing else holds the pipe.
+cat >"$dir/wine" <<'EOF'
+#!/usr/bin/env bash
+echo "parent: $(ps -o args= -p "$PPID")"
+[ -n "${FAKE_OUT:-}" ] && echo "$FAKE_OUT"
+[ -n "${FAKE_SLEEP:-}" ] && exec sleep "$FAKE_SLEEP"
+exit "${FAKE_STATUS:-0}"
+EOF
+chmod +x "$dir/wine"
+exec_script="$PWD/scripts/wine/go_windows_amd64_exec"
+# A prefix whose wineserver never runs.
+export WINEPREFIX="$dir/prefix"
+
+fail() { echo "exectest: $*" >&2; exit 1; }
+# run ARGS...: the exec script on x.test.exe, its stdout and stderr in
+# $dir/out, its status in $status.
+run() {
+	status=0
+	PATH="$dir:$PATH" "$exec_script" x.test.exe "$@" >"$dir/out" 2>&1 || status=$?
+}
+# expect_parent ARGS... -- WANT: the stand-in's parent for ARGS starts with
+# WANT.
+expect_parent() {
+	local args=()
+	while [ "$1" != -- ]; do args+=("$1"); shift; done
+	run "${args[@]}"
+	grep -q "^parent: $2" "$dir/out" || fail "with ${args[*]}: want the parent $2, got: $(cat "$dir/out")"
+}
+bound="timeout --foreground -s KILL"
+expect_parent -test.timeout=10m0s -- "$bound 630 wine"
+expect_parent -test.timeout=1h2m3.5s -- "$bound 3754 wine"
+expect_parent -test.timeout=500ms -- "$bound 31 wine"
+expect_parent -test.timeout=0s -- "bash $exec_script"
+expect_parent -test.timeout=0 -- "bash $exec_script"
+expect_parent -test.timeout=-1s -- "bash $exec_script"
+expect_parent -test.timeout=10m0s -test.bench=. -- "bash $exec_script"
+expect_parent -test.timeout=10m0s '-test.bench=^$' -- "$bound 630 wine"
+expect_parent -test.timeout=10m0s -test.fuzz=FuzzX -- "bash $exec_script"
+# want WHAT STATUS PATTERN: the last run ended with STATUS and its output
+# has a line that matches PATTERN (with ! before it: has none that says
+# "no PASS or FAIL").
+want() {
+	local ok=1
+	[ "$status" = "$2" ] || ok=0
+	if [ "$3" = ! ]; then
+		! grep -q "no PASS or FAIL" "$dir/out" || ok=0
+	else
+		grep -q "$3" "$dir/out" || ok=0
+	fi
+	[ "$ok" = 1 ] || fail "$1: status $status, $(cat "$dir/out")"
+}
+run -test.timeout=10x
+want "a bad -test.timeout" 2 "cannot read -test.timeout=10x"
+# A binary that ends with PASS or FAIL: its status, no word from the
+# script.
+FAKE_OUT=PASS run -test.timeout=10m0s
+want "a PASS" 0 !
+FAKE_OUT=FAIL FAKE_STATUS=1 run -test.timeout=10m0s
+want "a FAIL" 1 !
+# One that ends with neither: its status, and what the script knows.
+FAKE_STATUS=3 run -test.timeout=10m0s
+want "no PASS or FAIL line" 3 "status 3 and no PASS or FAIL line (a panic shows above.*whose wineserver no longer runs: Wine lost it)"
+FAKE_STATUS=3 WINEPREFIX='' run -test.timeout=10m0s
+want "no WINEPREFIX" 3 "WINEPREFIX is not set"
+# One that outlives its bound: killed at 31 s.
+start=$SECONDS
+FAKE_SLEEP=300 run -test.timeout=1s
+want "a binary past its bound" 137 "it was killed at 31 s, 30 s past its -test.timeout"
+[ $((SECONDS - start)) -lt 60 ] || fail "a binary past its bound ran $((SECONDS - start)) s"
+echo "go_windows_amd64_exec: bounds, messages and a kill at 31 s as expected"
