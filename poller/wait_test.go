@@ -186,3 +186,47 @@ func TestCallAllocs(t *testing.T) {
 		}
 	})
 }
+
+// TestYieldPace checks when a Wait yields: no sooner than yieldEvery after
+// the last yield, and not after a Wait that blocked in the OS for
+// blockedCall or longer since then (the pace restarts from the skipped
+// yield); a shorter call does not count. Then a real Wait that times out
+// after 20 ms records its block.
+func TestYieldPace(t *testing.T) {
+	p, err := New(WithBackend(AFD))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	at := func(d time.Duration) time.Time { return p.start.Add(d) }
+	ms := time.Millisecond
+	steps := []struct {
+		what string
+		call func()
+		now  time.Duration
+		want bool
+	}{
+		{"the first, after yieldEvery", nil, 6 * ms, true},
+		{"too soon after it", nil, 8 * ms, false},
+		{"after yieldEvery again", nil, 11 * ms, true},
+		{"after a call that blocked 2 ms", func() { p.noteCall(at(12*ms), at(14*ms)) }, 20 * ms, false},
+		{"yieldEvery after the skipped one", nil, 25 * ms, true},
+		{"after a call shorter than blockedCall", func() { p.noteCall(at(26*ms), at(26*ms+blockedCall-1)) }, 31 * ms, true},
+	}
+	for _, s := range steps {
+		if s.call != nil {
+			s.call()
+		}
+		if got := p.shouldYield(at(s.now)); got != s.want {
+			t.Fatalf("%s (at %v): shouldYield = %v, want %v", s.what, s.now, got, s.want)
+		}
+	}
+
+	before := p.lastBlocked.Load()
+	if n, err := p.Wait(make([]Event, 1), 20*time.Millisecond); n != 0 || err != nil {
+		t.Fatalf("Wait on nothing: %d, %v", n, err)
+	}
+	if p.lastBlocked.Load() <= before {
+		t.Fatal("a Wait that blocked 20 ms did not record it")
+	}
+}
