@@ -39,8 +39,9 @@ import (
 // yield and the pace starts again from it. In an ad hoc run under Wine (the
 // echo server at GOMAXPROCS=3, 3 rounds each, not a script) this cut the
 // server's CPU a message at 10,000 connections with 1% echoing from
-// 0.27-0.30 to 0.19-0.20 ms at the same throughput, and left 1,000
-// connections all echoing as they were.
+// 0.27-0.30 to 0.19-0.20 ms, with messages a second and the wineserver's
+// CPU a message within the same ranges, and left 1,000 connections all
+// echoing as they were (the README's "Connection scale" has the figures).
 //
 // "scripts/bench.sh yield" runs BenchmarkWaitYield with the yield and
 // without it. In one run (10 rounds, under Wine pinned to one CPU) a Wait
