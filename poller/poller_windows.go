@@ -63,11 +63,9 @@ type Poller struct {
 	spareWakes int
 	waits      uint32 // Waits started: each Wait's number
 	// When the poller was made, and when, in nanoseconds since then, a
-	// Wait last yielded the processor (or skipped its yield) and last
-	// blocked in the OS for blockedCall or longer: see yieldEvery.
-	start       time.Time
-	lastYield   atomic.Int64
-	lastBlocked atomic.Int64
+	// Wait last yielded the processor: see yieldEvery.
+	start     time.Time
+	lastYield atomic.Int64
 }
 
 // backend is what differs between the OS mechanisms. Its methods run with

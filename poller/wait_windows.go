@@ -26,22 +26,11 @@ import (
 // finds that goroutine in a system call, the runtime takes its processor
 // and hands it to another thread, and its monitor thread goes back to
 // waking every 20 µs, in timers that under Wine are Wine server requests,
-// kernel round trips. A Gosched every 5 ms or more often keeps the
-// preemption from ever coming; with nothing else to run it costs no system
-// call, but while a processor (P) is idle it wakes a thread to take the
-// goroutine (the runtime's wakep), and under Wine that wake-up is Wine
-// server requests. The pace is the poller's: with k Waits under way, one of
-// them yields every 5/k ms, so that each of k goroutines looping on the
-// poller still yields about every 5 ms.
-//
-// A Wait whose call to the OS blocked for blockedCall or longer since the
-// last yield is not the busy loop the yield is for: the next Wait skips the
-// yield and the pace starts again from it. In an ad hoc run under Wine (the
-// echo server at GOMAXPROCS=3, 3 rounds each, not a script) this cut the
-// server's CPU a message at 10,000 connections with 1% echoing from
-// 0.27-0.30 to 0.19-0.20 ms, with messages a second and the wineserver's
-// CPU a message within the same ranges, and left 1,000 connections all
-// echoing as they were (the README's "Connection scale" has the figures).
+// kernel round trips. A Gosched every 5 ms or more often keeps the preemption from
+// ever coming; with nothing else to run it costs no system call, and with
+// idle processors it wakes one thread at most. The pace is the poller's:
+// with k Waits under way, one of them yields every 5/k ms, so that each of
+// k goroutines looping on the poller still yields about every 5 ms.
 //
 // "scripts/bench.sh yield" runs BenchmarkWaitYield with the yield and
 // without it. In one run (10 rounds, under Wine pinned to one CPU) a Wait
@@ -51,10 +40,6 @@ import (
 // 1,000 the same time either way (127 µs, p=0.80).
 var yieldEvery = 5 * time.Millisecond
 
-// blockedCall is how long a Wait's call to the OS must block to make the
-// next Wait skip its yield (see yieldEvery).
-const blockedCall = time.Millisecond
-
 // Wait waits up to timeout (forever if negative) for events, fills events
 // with them and returns how many. It blocks at most once: after the first
 // packets arrive it takes whatever else is queued already, without
@@ -63,8 +48,8 @@ const blockedCall = time.Millisecond
 // error when a Wake releases it, and ErrClosed once the poller is closed.
 // It does not allocate when it returns events. Before it calls the OS it
 // may yield the processor (runtime.Gosched), about once every 5 ms in a
-// goroutine that loops on Wait without blocking, which keeps Go's runtime
-// from taking the processor away from it in a system call.
+// goroutine that loops on Wait, which keeps Go's runtime from taking the
+// processor away from it in a system call.
 func (p *Poller) Wait(events []Event, timeout time.Duration) (int, error) {
 	if err := p.lock(); err != nil {
 		return 0, err
@@ -103,14 +88,7 @@ func (p *Poller) Wait(events []Event, timeout time.Duration) (int, error) {
 			ms = millis(time.Until(deadline))
 		}
 		batch := min(len(events)-n, len(raw)) // one event at most a packet
-		var before time.Time
-		if ms != 0 {
-			before = time.Now()
-		}
 		got, err := sockstate.Dequeue(p.port, raw[:batch], ms)
-		if ms != 0 {
-			p.noteCall(before, time.Now())
-		}
 		switch {
 		case err != nil && n > 0:
 			return n, nil // the events first; the error comes again
@@ -140,37 +118,17 @@ func (p *Poller) Wait(events []Event, timeout time.Duration) (int, error) {
 	}
 }
 
-// yield calls runtime.Gosched if shouldYield says so. It returns the time:
-// now, or the time after Gosched.
+// yield calls runtime.Gosched if no Wait has for yieldEvery divided by the
+// Waits under way. It returns the time: now, or the time after Gosched.
 func (p *Poller) yield(now time.Time) time.Time {
-	if !p.shouldYield(now) {
+	t := int64(now.Sub(p.start))
+	last := p.lastYield.Load()
+	every := int64(yieldEvery) / int64(max(1, p.waiting.Load()))
+	if t-last < every || !p.lastYield.CompareAndSwap(last, t) {
 		return now
 	}
 	runtime.Gosched()
 	return time.Now()
-}
-
-// shouldYield reports whether a Wait starting now yields: when no Wait has
-// for yieldEvery divided by the Waits under way, and none has blocked in the
-// OS for blockedCall since the last yield. A Wait that blocked restarts the
-// pace as a yield would.
-func (p *Poller) shouldYield(now time.Time) bool {
-	t := int64(now.Sub(p.start))
-	last := p.lastYield.Load()
-	if p.lastBlocked.Load() > last {
-		p.lastYield.CompareAndSwap(last, t)
-		return false
-	}
-	every := int64(yieldEvery) / int64(max(1, p.waiting.Load()))
-	return t-last >= every && p.lastYield.CompareAndSwap(last, t)
-}
-
-// noteCall records a call to the OS that ran from before to after: if it
-// blocked for blockedCall or longer, the next Wait skips its yield.
-func (p *Poller) noteCall(before, after time.Time) {
-	if after.Sub(before) >= blockedCall {
-		p.lastBlocked.Store(int64(after.Sub(p.start)))
-	}
 }
 
 // deliver turns dequeued packets into events. A Wait consumes at most one
