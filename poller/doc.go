@@ -52,7 +52,8 @@
 // "Connection scale" runs the echo server both ways ("scripts/bench.sh
 // conns": go unlocked, gol locked): locked, the server process's CPU a
 // message at 10,000 mostly idle connections was about a quarter lower in
-// two runs, while its messages a second rose in one and fell in the other;
+// two runs, but on a CPU it shared, saturated, with Wine's server, and its
+// messages a second rose in one run and fell in the other;
 // at 1,000 connections all echoing its median throughput was 0.79 and 0.83
 // of the unlocked one's, some rounds running at two thirds of it and others
 // as fast. The echo server does not lock.
