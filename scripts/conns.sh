@@ -119,9 +119,11 @@ conns_run() {
 	local spid="$SERVER_PID" sin="${SERVER[1]}" sout="${SERVER[0]}"
 	local line port pid
 	if ! read -r line <&"$sout"; then
-		local status=0
+		local status=0 state="still runs"
 		wait "$spid" || status=$?
-		echo "bench.sh conns: the $server server ended (status $status) before it printed its port" >&2
+		kill -0 "$ws" 2>/dev/null || state="is gone"
+		echo "bench.sh conns: the $server server ended (status $status) with no output, before it printed its port;" \
+			"the wineserver it was started on (pid $ws) $state" >&2
 		return 1
 	fi
 	line="${line%$'\r'}" # a Windows program's line end
