@@ -53,10 +53,10 @@
 // conns": go unlocked, gol locked): locked, the server process's CPU a
 // message at 10,000 mostly idle connections was about a quarter lower in
 // two runs, but on a CPU it shared, saturated, with Wine's server, and its
-// messages a second rose in one run and fell in the other;
-// at 1,000 connections all echoing its median throughput was 0.79 and 0.83
-// of the unlocked one's, some rounds running at two thirds of it and others
-// as fast. The echo server does not lock.
+// messages a second rose in one run and fell in the other; at 1,000
+// connections all echoing its median throughput was 0.79 and 0.83 of the
+// unlocked one's, some rounds running at two thirds of it and others as
+// fast. The echo server does not lock.
 //
 // Differences between the backends, where the OS leaves no choice:
 //   - [Level] with several goroutines in Wait: AFD polls a reported socket

@@ -29,7 +29,7 @@ const listenerKey = 0
 // package documentation weighs. It is a variable only so that
 // "scripts/bench.sh conns" can run the server both ways (its gol server,
 // through lockedEnv in process_test.go); nothing else sets it.
-var lockThreads = false
+var lockThreads bool
 
 // Server echoes every connection accepted on its listener, with several
 // goroutines waiting on one poller and one-shot registrations: each
