@@ -40,7 +40,10 @@
 # Medians over the rounds with min and max.
 # Then one traced run a server (CONNS_TRACED connections, 2,000 unless
 # told, 1% echoing) counts the Wine server requests of the active phase per
-# echoed message, by name.
+# echoed message, by name. Last, one run of each of the poller's servers
+# (CONNS_SCHED connections, CONNS_MAX unless told, 1% echoing) writes an
+# execution trace of its active phase (runtime/trace), from which
+# scripts/sched.awk counts the system calls that lost their P, and why.
 
 # shellcheck disable=SC2154 # cpu, work and rounds are bench.sh's
 
@@ -48,12 +51,15 @@ conns_secs="${CONNS_SECS:-10}"
 conns_all="${CONNS_ALL:-1000}"
 conns_max="${CONNS_MAX:-10000}"
 conns_traced="${CONNS_TRACED:-2000}" # 0: no traced pass
-# 1% of the connections echo in the idle workload and the traced pass: at
-# least one; and the first tenth of the set-up is at least one connection.
-if ((conns_max < 100 || (conns_traced > 0 && conns_traced < 100) || conns_all < 10)); then
-	echo "bench.sh conns: CONNS_MAX and CONNS_TRACED (unless 0) must be at least 100, CONNS_ALL at least 10" >&2
+conns_sched="${CONNS_SCHED:-$conns_max}" # 0: no scheduling pass
+# 1% of the connections echo in the idle workload and the traced and
+# scheduling passes: at least one; and the first tenth of the set-up is at
+# least one connection.
+if ((conns_max < 100 || (conns_traced > 0 && conns_traced < 100) || (conns_sched > 0 && conns_sched < 100) || conns_all < 10)); then
+	echo "bench.sh conns: CONNS_MAX, and CONNS_TRACED and CONNS_SCHED unless 0, must be at least 100, CONNS_ALL at least 10" >&2
 	exit 2
 fi
+conns_awk="$PWD/scripts/sched.awk" # bench.sh works in $work
 # The servers, and their columns' titles, in the order of the tables.
 conns_servers="go gol go2p go1p c net"
 conns_titles="poller, GOMAXPROCS=3 (go)|locked threads (gol)|GOMAXPROCS=2 (go2p)|GOMAXPROCS=1 (go1p)|C (cloop)|Go net"
@@ -88,15 +94,18 @@ conns_await() {
 	done
 }
 
-# conns_run SERVER CONNS ACTIVE [traced]: one run; prints
+# conns_run SERVER CONNS ACTIVE [traced|sched]: one run; prints
 # "setup-s mem-B/conn threads msgs/s p50-us p99-us server-ms/msg
 # wineserver-ms/msg" (threads: those the server started while its memory
 # was measured),
 # or, traced, on a wineserver that traces every request, what the active
 # phase asked of it: "msgs name=count..." (requests by name, and
-# ioctl-pending=the poll submissions that found nothing ready yet).
+# ioctl-pending=the poll submissions that found nothing ready yet),
+# or, sched (a Go server), what the execution trace of its active phase
+# shows: "msgs name=count..." as scripts/sched.awk counts them.
 conns_run() {
-	local server="$1" n="$2" active="$3" traced="${4:-}" exe args=() env=()
+	local server="$1" n="$2" active="$3" pass="${4:-}" traced="" exe args=() env=()
+	[ "$pass" = traced ] && traced=1
 	case "$server" in
 	go) exe=echo.test.exe env=(SOCKSTATE_ECHO_SERVER=2 GOMAXPROCS=3) ;;
 	gol) exe=echo.test.exe env=(SOCKSTATE_ECHO_SERVER=2 SOCKSTATE_ECHO_LOCKED=1 GOMAXPROCS=3) ;;
@@ -105,6 +114,10 @@ conns_run() {
 	net) exe=echo.test.exe env=(SOCKSTATE_ECHO_SERVER=net) ;;
 	c) exe=cloop.exe args=(echo 2) ;;
 	esac
+	if [ "$pass" = sched ]; then
+		rm -f sched.trace
+		env+=(SOCKSTATE_ECHO_TRACE=sched.trace) # in $work, the server's directory
+	fi
 	if [ -n "$traced" ]; then
 		: >"$work/trace"
 		serve -f -d1
@@ -144,6 +157,7 @@ conns_run() {
 	rss1="$(rsskb "$pid")" th1="$(threads "$pid")" s0="$(cputicks "$pid")" w0="$(cputicks "$ws")"
 	local t0=0 t1=0
 	[ -z "$traced" ] || t0="$(wc -l <"$work/trace")"
+	[ "$pass" != sched ] || echo trace >&"$sin" # the server starts its trace
 	echo go >&"$gofd"
 	conns_await '^active ' "$load" || return 1
 	s1="$(cputicks "$pid")" w1="$(cputicks "$ws")"
@@ -157,9 +171,16 @@ conns_run() {
 	exec {gofd}>&-
 	wait "$load" || { echo "bench.sh conns: the load generator failed against $server:" >&2; cat "$work/load.out" >&2; return 1; }
 	rm -f "$work/go.fifo"
+	local msgs
+	msgs="$(awk '$1 == "active" { split($2, f, "="); print f[2] }' "$work/load.out")"
+	if [ "$pass" = sched ]; then
+		local counts
+		counts="$(go tool trace -d=parsed "$work/sched.trace" | awk -f "$conns_awk")" ||
+			{ echo "bench.sh conns: $server's execution trace does not read" >&2; return 1; }
+		echo "$msgs $counts"
+		return
+	fi
 	if [ -n "$traced" ]; then
-		local msgs
-		msgs="$(awk '$1 == "active" { split($2, f, "="); print f[2] }' "$work/load.out")"
 		((t1 > t0)) || { echo "bench.sh conns: no request traced in $server's active phase" >&2; return 1; }
 		sed -n "$((t0 + 1)),${t1}p" "$work/trace" | awk -v msgs="$msgs" '
 			/^[0-9a-f]+: [a-z_]+\(/ && !/^[0-9a-f]+: [a-z_]+\(\) = / { split($2, f, "("); n[f[1]]++ }
@@ -222,6 +243,7 @@ conns_bench() {
 		}
 	}' conns.results
 	conns_requests
+	conns_scheduling
 }
 
 # conns_requests: one traced run a server at $conns_traced connections
@@ -260,4 +282,52 @@ conns_requests() {
 	echo "completed later, fetched by the thread that submitted it) touch a socket, after which Wine re-evaluates its"
 	echo "events, walking its list of pending polls (server/sock.c); select, set_timer and event_op are waits, timers"
 	echo "and wake-ups."
+}
+
+# conns_scheduling: one run of each of the poller's servers at
+# $conns_sched connections with 1% echoing, its active phase traced by Go's
+# runtime; prints, per echoed message, its system calls, those after which
+# its goroutine had lost its P and why (scripts/sched.awk), and the yields
+# of its Waits.
+conns_scheduling() {
+	((conns_sched > 0)) || return 0
+	local server servers=()
+	for server in $conns_servers; do
+		case "$server" in c | net) ;; *) servers+=("$server") ;; esac
+	done
+	: >conns.sched
+	for server in "${servers[@]}"; do
+		echo "  scheduling: $server, $conns_sched connections, $((conns_sched / 100)) active" >&2
+		conns_run "$server" "$conns_sched" $((conns_sched / 100)) sched | awk -v s="$server" '{ print s, $0 }' >>conns.sched
+	done
+	echo
+	echo "The poller's servers as Go's runtime saw them, $conns_sched connections with 1% echoing (one run a server with"
+	echo "an execution trace of the echo, not timed), per echoed message:"
+	echo
+	awk -v list="${servers[*]}" -v titles="$conns_titles" -v all="$conns_servers" "$conns_header"'
+	BEGIN {
+		# The titles of these servers, in the order of all the servers.
+		na = split(all, a, " "); split(titles, t, "|"); n = split(list, ss, " ")
+		titles = ""
+		for (j = 1; j <= n; j++) for (i = 1; i <= na; i++) if (a[i] == ss[j]) titles = titles (j > 1 ? "|" : "") t[i]
+	}
+	{ msgs[$1] = $2; for (i = 3; i <= NF; i++) { split($i, kv, "="); v[$1, kv[1]] = kv[2] } }
+	END {
+		rows = split("syscalls|lost|long-call|long-run|other|yields", keys, "|")
+		split("system calls|of which the goroutine lost its P|- the call had lasted 10 ms or more|- else its goroutine had run 10 ms or more without the scheduler|- neither|yields of Wait (runtime.Gosched)", names, "|")
+		print header("a message")
+		for (k = 1; k <= rows; k++) {
+			row = "| " names[k] " |"
+			for (j = 1; j <= n; j++) row = row sprintf(" %.2f |", v[ss[j], keys[k]] / msgs[ss[j]])
+			print row
+		}
+	}' conns.sched
+	echo
+	echo "A goroutine that loses its P in a system call gets one back when the call returns, from another thread or"
+	echo "the idle list. Go's runtime takes it (retake in runtime/proc.go) from a call that has lasted 10 ms, from a"
+	echo "goroutine that has run 10 ms on its P without passing through the scheduler (as by a yield), and from"
+	echo "any call when other work wants the P; each taking makes its monitor thread tick every 20 µs again, and"
+	echo "under Wine each tick waits on the wineserver (the runtime's usleep). sched.awk's clock for the second is"
+	echo "the goroutine's, an approximation of the runtime's (a goroutine woken to run next keeps its P's time):"
+	echo "'neither' may hold some of them."
 }

@@ -213,6 +213,9 @@ GOOS=windows "$staticcheck" ./...
 step "go_windows_amd64_exec against a stand-in for wine: its bound and its messages (scripts/exectest.sh, about 31 s)"
 scripts/exectest.sh
 
+step "sched.awk, which bench.sh conns runs on execution traces, against a program that loses its P for known reasons (scripts/schedtest.sh)"
+scripts/schedtest.sh
+
 step "shellcheck, actionlint $actionlint_version"
 shellcheck -x scripts/*.sh .ci/run scripts/wine/go_windows_amd64_exec
 actionlint="$(tool actionlint github.com/rhysd/actionlint/cmd/actionlint $actionlint_version)"

@@ -8,11 +8,13 @@ package echo
 import (
 	"bufio"
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"net"
 	"os"
 	"os/exec"
+	"runtime/trace"
 	"strconv"
 	"strings"
 	"sync"
@@ -28,6 +30,12 @@ import (
 // running its tests, and set to "net", an echo server on Go's net package
 // (serveNet): see TestMain.
 const serverEnv = "SOCKSTATE_ECHO_SERVER"
+
+// traceEnv, set to a file's path beside serverEnv, makes the server write
+// an execution trace (runtime/trace) into it from the first line of its
+// standard input to the end of it: "scripts/bench.sh conns" traces the
+// echo phase so.
+const traceEnv = "SOCKSTATE_ECHO_TRACE"
 
 // lockedEnv, set to 1 beside serverEnv, makes the poller's echo server lock
 // its goroutines to their threads (lockThreads).
@@ -76,7 +84,7 @@ func serveProcess(arg string) error {
 		port, closeServer = srv.Addr().Port, srv.Close
 	}
 	fmt.Printf("port %d\n", port)
-	_, err := io.Copy(io.Discard, os.Stdin)
+	err := readStdin(os.Getenv(traceEnv))
 	if cerr := closeServer(); cerr != nil {
 		return cerr
 	}
@@ -84,6 +92,34 @@ func serveProcess(arg string) error {
 		return fmt.Errorf("standard input: %w", err)
 	}
 	return nil
+}
+
+// readStdin reads the standard input to its end. With a path given
+// (traceEnv), a line read starts an execution trace (runtime/trace) of
+// the process into that file, and the end of the input stops it.
+func readStdin(path string) error {
+	if path == "" {
+		_, err := io.Copy(io.Discard, os.Stdin)
+		return err
+	}
+	in := bufio.NewReader(os.Stdin)
+	if _, err := in.ReadString('\n'); err != nil {
+		if err == io.EOF {
+			return fmt.Errorf("%s is set, and the input ended before the line that starts the trace", traceEnv)
+		}
+		return err
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if err := trace.Start(f); err != nil {
+		f.Close()
+		return err
+	}
+	_, err = io.Copy(io.Discard, in)
+	trace.Stop()
+	return errors.Join(err, f.Close())
 }
 
 // serveNet echoes on every connection l accepts, with a goroutine and a
