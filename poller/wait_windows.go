@@ -26,11 +26,21 @@ import (
 // finds that goroutine in a system call, the runtime takes its processor
 // and hands it to another thread, and its monitor thread goes back to
 // waking every 20 µs, in timers that under Wine are Wine server requests,
-// kernel round trips. A Gosched every 5 ms or more often keeps the preemption from
-// ever coming; with nothing else to run it costs no system call, and with
-// idle processors it wakes one thread at most. The pace is the poller's:
-// with k Waits under way, one of them yields every 5/k ms, so that each of
-// k goroutines looping on the poller still yields about every 5 ms.
+// kernel round trips. A Gosched every 5 ms or more often keeps the
+// preemption away from a goroutine that comes back to Wait that often;
+// with nothing else to run it costs no system call, and with idle
+// processors it wakes one thread at most. The pace is the poller's: with k
+// Waits under way, one of them yields every 5/k ms, so that each of k
+// goroutines looping on the poller still yields about every 5 ms.
+//
+// The yield does not reach a goroutine that runs 10 ms or more between two
+// Waits, handling their events with system calls: the runtime takes its
+// processor in those calls. Under Wine at 10,000 connections, where every
+// call waits for a CPU that the wineserver keeps busy, it took the echo
+// server's in half or more of their system calls, whatever GOMAXPROCS (the
+// scheduling pass of "scripts/bench.sh conns"; README, "Connection
+// scale"); a yield in Modify too, tried ad hoc, kept the processor without
+// making that echo faster.
 //
 // "scripts/bench.sh yield" runs BenchmarkWaitYield with the yield and
 // without it. In one run (10 rounds, under Wine pinned to one CPU) a Wait
@@ -49,7 +59,8 @@ var yieldEvery = 5 * time.Millisecond
 // It does not allocate when it returns events. Before it calls the OS it
 // may yield the processor (runtime.Gosched), about once every 5 ms in a
 // goroutine that loops on Wait, which keeps Go's runtime from taking the
-// processor away from it in a system call.
+// processor away from it in a system call while it comes back to Wait
+// within 10 ms (see yieldEvery).
 func (p *Poller) Wait(events []Event, timeout time.Duration) (int, error) {
 	if err := p.lock(); err != nil {
 		return 0, err
