@@ -43,7 +43,8 @@
 # echoed message, by name. Last, one run of each of the poller's servers
 # (CONNS_SCHED connections, CONNS_MAX unless told, 1% echoing) writes an
 # execution trace of its active phase (runtime/trace), from which
-# scripts/sched.awk counts the system calls that lost their P, and why.
+# scripts/sched.awk counts the system calls whose P the runtime took, and
+# what the trace shows at those moments.
 
 # shellcheck disable=SC2154 # cpu, work and rounds are bench.sh's
 
@@ -115,8 +116,8 @@ conns_run() {
 	c) exe=cloop.exe args=(echo 2) ;;
 	esac
 	if [ "$pass" = sched ]; then
-		rm -f sched.trace
-		env+=(SOCKSTATE_ECHO_TRACE=sched.trace) # in $work, the server's directory
+		rm -f "$work/sched.trace"
+		env+=("SOCKSTATE_ECHO_TRACE=$(winepath -w "$work/sched.trace" 2>/dev/null)")
 	fi
 	if [ -n "$traced" ]; then
 		: >"$work/trace"
@@ -174,6 +175,7 @@ conns_run() {
 	local msgs
 	msgs="$(awk '$1 == "active" { split($2, f, "="); print f[2] }' "$work/load.out")"
 	if [ "$pass" = sched ]; then
+		((msgs > 0)) || { echo "bench.sh conns: $server echoed no message in its traced run" >&2; return 1; }
 		local counts
 		counts="$(go tool trace -d=parsed "$work/sched.trace" | awk -f "$conns_awk")" ||
 			{ echo "bench.sh conns: $server's execution trace does not read" >&2; return 1; }
@@ -286,9 +288,10 @@ conns_requests() {
 
 # conns_scheduling: one run of each of the poller's servers at
 # $conns_sched connections with 1% echoing, its active phase traced by Go's
-# runtime; prints, per echoed message, its system calls, those after which
-# its goroutine had lost its P and why (scripts/sched.awk), and the yields
-# of its Waits.
+# runtime; prints, per echoed message, the system calls of its goroutines
+# that wait and serve, those in which the runtime took their P and what
+# the trace shows at that moment (scripts/sched.awk), and the yields of
+# their Waits.
 conns_scheduling() {
 	((conns_sched > 0)) || return 0
 	local server servers=()
@@ -301,8 +304,9 @@ conns_scheduling() {
 		conns_run "$server" "$conns_sched" $((conns_sched / 100)) sched | awk -v s="$server" '{ print s, $0 }' >>conns.sched
 	done
 	echo
-	echo "The poller's servers as Go's runtime saw them, $conns_sched connections with 1% echoing (one run a server with"
-	echo "an execution trace of the echo, not timed), per echoed message:"
+	echo "The poller's servers as Go's runtime saw them, $conns_sched connections with 1% echoing: one run a server, not"
+	echo "timed, with an execution trace from just before the echo to the server's end (a fraction of a second"
+	echo "longer); per echoed message:"
 	echo
 	awk -v list="${servers[*]}" -v titles="$conns_titles" -v all="$conns_servers" "$conns_header"'
 	BEGIN {
@@ -313,21 +317,21 @@ conns_scheduling() {
 	}
 	{ msgs[$1] = $2; for (i = 3; i <= NF; i++) { split($i, kv, "="); v[$1, kv[1]] = kv[2] } }
 	END {
-		rows = split("syscalls|lost|long-call|long-run|other|yields", keys, "|")
-		split("system calls|of which the goroutine lost its P|- the call had lasted 10 ms or more|- else its goroutine had run 10 ms or more without the scheduler|- neither|yields of Wait (runtime.Gosched)", names, "|")
+		rows = split("syscalls|lost|wanted|long-call|long-run|handling|other|yields", keys, "|")
+		split("system calls|of which the runtime took the P|- no P idle, or a goroutine runnable|- else the call 10 ms old|- else the P held 10 ms without the scheduler|  - the last Wait 10 ms back or more|- else|yields of Wait (runtime.Gosched)", names, "|")
 		print header("a message")
 		for (k = 1; k <= rows; k++) {
 			row = "| " names[k] " |"
-			for (j = 1; j <= n; j++) row = row sprintf(" %.2f |", v[ss[j], keys[k]] / msgs[ss[j]])
+			for (j = 1; j <= n; j++) row = row sprintf(" %.3f |", v[ss[j], keys[k]] / msgs[ss[j]])
 			print row
 		}
 	}' conns.sched
 	echo
-	echo "A goroutine that loses its P in a system call gets one back when the call returns, from another thread or"
-	echo "the idle list. Go's runtime takes it (retake in runtime/proc.go) from a call that has lasted 10 ms, from a"
-	echo "goroutine that has run 10 ms on its P without passing through the scheduler (as by a yield), and from"
-	echo "any call when other work wants the P; each taking makes its monitor thread tick every 20 µs again, and"
-	echo "under Wine each tick waits on the wineserver (the runtime's usleep). sched.awk's clock for the second is"
-	echo "the goroutine's, an approximation of the runtime's (a goroutine woken to run next keeps its P's time):"
-	echo "'neither' may hold some of them."
+	echo "The calls are those of the goroutines that wait and serve (echo.(*Server).work); their P is taken by Go's"
+	echo "runtime (retake in runtime/proc.go) from a call it sees on two ticks unless no goroutine waits in the P's"
+	echo "queue, a P is idle and the call is younger than 10 ms, and at once from a P held 10 ms without passing"
+	echo "through the scheduler; each taking makes its monitor thread tick every 20 µs again, and under Wine each"
+	echo "tick waits on the wineserver (the runtime's usleep). The rows split the takings by what the trace shows at"
+	echo "the moment (scripts/sched.awk), not by the rule the runtime applied: the trace does not show each P's queue"
+	echo "or spinning threads."
 }

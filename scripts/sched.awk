@@ -2,28 +2,39 @@
 # SPDX-License-Identifier: BSD-3-Clause
 #
 # sched.awk reads an execution trace as "go tool trace -d=parsed" prints it
-# and counts how often a goroutine lost its P (processor) in a system call,
-# and why it likely did, by Go's runtime's rules (retake in
-# runtime/proc.go): the runtime's monitor (sysmon) takes the P of a
-# goroutine in a call that has lasted 10 ms or more, of one that has run 10
-# ms or more without passing through the scheduler (a yield, a wait), and
-# of any goroutine in a call when other work wants the P. It prints one
-# line of name=count:
+# and counts the system calls in which a goroutine lost its P (processor),
+# and what the trace shows at the moment the P went, next to the rules of
+# Go's runtime (retake in runtime/proc.go). Its monitor (sysmon) takes the
+# P of a goroutine in a call that it has seen on two of its ticks, unless
+# the P's run queue is empty, a P is idle (or a thread spins) and the call
+# is younger than 10 ms; and it takes it at once from a P whose goroutine
+# has held it 10 ms or more without passing through the scheduler (running
+# or in calls). The trace does not show every term (a P's own run queue,
+# spinning threads), so the split below is what it shows, not the rule the
+# runtime applied. It counts only the calls whose stacks have a frame that
+# the variable calls matches (a regular expression; the echo server's
+# worker goroutines unless set), and prints one line of name=count:
 #
-#   syscalls  system calls that began and ended in the trace
-#   lost      those after which the goroutine had lost its P
-#   long-call of those, the call had lasted 10 ms or more when its P went
-#   long-run  the rest of those whose goroutine had run 10 ms or more,
-#             when its P went, since it last passed through the scheduler
-#             (or since the trace first saw it running)
-#   other     the rest of the lost: neither
-#   yields    runtime.Gosched calls made by the poller's Wait (its yield),
-#             or by the function that the variable yielder names (a
-#             regular expression; scripts/schedtest.sh sets it)
+#   syscalls  those calls, counted where they begin
+#   lost      those that ended with the goroutine's P taken
+#   wanted    of those, no P was idle or a goroutine was runnable
+#   long-call the rest whose call was 10 ms old or more
+#   long-run  the rest whose goroutine had held its P 10 ms or more since
+#             it last passed through the scheduler (or since the trace
+#             first saw it run)
+#   handling  of long-run, those whose goroutine's last Wait had returned
+#             10 ms or more before: it was handling that Wait's events
+#             (a Wait is a call whose stack has a frame that the variable
+#             waits matches: sockstate.Dequeue unless set)
+#   other     the rest of the lost
+#   yields    runtime.Gosched calls whose stacks have a frame that the
+#             variable yielder matches (the poller's yield unless set)
 #
-# "When its P went" is the P's move to idle while the goroutine was in the
-# call, or, where the trace shows none (the P given straight to another
-# thread), the call's end: an upper bound.
+# The moment a P went is its move to idle while its goroutine was in the
+# call (Go 1.26 traces every taking so), else the call's end. A goroutine
+# that gets its P back on the way out of the call (the same thread, at once)
+# runs on with its time on the P uncounted by the runtime; one that waits
+# for a P starts a new run.
 
 function field(name,    i) {
 	for (i = 5; i <= NF; i++)
@@ -33,14 +44,27 @@ function field(name,    i) {
 }
 
 BEGIN {
+	if (calls == "")
+		calls = "echo\\.\\(\\*Server\\)\\.work"
 	if (yielder == "")
 		yielder = "poller\\.\\(\\*Poller\\)\\.yield"
+	if (waits == "")
+		waits = "sockstate\\.Dequeue"
 }
 
-# A transition's stacks follow its line: a Gosched counts if the yielder
-# made it.
-/^M=/ { gosched = 0 }
+# A transition's stacks follow its line: they decide whether a call counts,
+# whether it is a Wait's, and whether a Gosched is a yield.
+/^M=/ { gosched = 0; entered = "" }
 gosched && $0 ~ yielder { yields++; gosched = 0 }
+entered != "" && $0 ~ calls { mine[entered] = 1 }
+entered != "" && $0 ~ waits { iswait[entered] = 1 }
+
+# Ps numbered GOMAXPROCS and up are gone (the trace shows no transition).
+$4 == "Metric" && /Name="\/sched\/gomaxprocs:threads"/ {
+	procs = $0
+	sub(/.*Uint64\(/, "", procs)
+	procs += 0
+}
 
 $4 == "StateTransition" {
 	t = field("Time")
@@ -50,43 +74,90 @@ $4 == "StateTransition" {
 	for (i = 5; i <= NF; i++)
 		if ($i ~ /->/)
 			tr = $i
-	if (g != "") {
-		if (tr == "Running->Syscall") {
-			insys[g] = 1
-			start[g] = t
-			onp[g] = $2
-			delete went[g]
+	if (g != "")
+		goroutine()
+	else if (pr != "")
+		proc()
+}
+
+function goroutine(    at, m) {
+	if (tr == "Running->Syscall") {
+		insys[g] = 1
+		start[g] = t
+		onp[g] = $2
+		mine[g] = 0
+		iswait[g] = 0
+		refilled[g] = 0
+		delete went[g]
+		entered = g
+	} else if (tr == "Syscall->Running" || tr == "Syscall->Runnable") {
+		if (insys[g] && mine[g]) {
 			syscalls++
-		} else if (tr == "Syscall->Running" || tr == "Syscall->Runnable") {
-			if (insys[g] && tr == "Syscall->Runnable") {
-				at = (g in went) ? went[g] : t
+			if (tr == "Syscall->Runnable") {
 				lost++
-				if (at - start[g] >= 10e6)
+				at = (g in went) ? went[g] : t
+				if ((g in went) ? wantedat[g] : (idle() == 0 || runnable > 0))
+					wanted++
+				else if (at - start[g] >= 10e6)
 					longcall++
-				else if ((g in passed) && at - passed[g] >= 10e6)
+				else if ((g in passed) && at - passed[g] >= 10e6) {
 					longrun++
-				else
+					if ((g in waitret) && at - waitret[g] >= 10e6)
+						handling++
+				} else
 					other++
 			}
-			insys[g] = 0
-			delete went[g]
-		} else if (tr == "Runnable->Running" || tr == "Undetermined->Running") {
-			# Back from a lost P the goroutine runs on without the
-			# scheduler's count of its run starting again.
-			if (prev[g] != "Syscall->Runnable" || !(g in passed))
-				passed[g] = t
 		}
-		if (tr == "Running->Runnable" && $0 ~ /Reason="runtime\.Gosched"/)
-			gosched = 1
-		prev[g] = tr
-	} else if (pr != "" && tr == "Running->Idle") {
-		for (x in insys)
-			if (insys[x] && onp[x] == "P=" pr && !(x in went))
-				went[x] = t
+		if (insys[g] && iswait[g])
+			waitret[g] = t
+		keep[g] = tr == "Syscall->Runnable" && refilled[g]
+		insys[g] = 0
+		delete went[g]
 	}
+	if (tr ~ /->Runnable$/ && !(g in isrunnable)) {
+		isrunnable[g] = 1
+		runnable++
+	} else if (tr !~ /->Runnable$/ && (g in isrunnable)) {
+		delete isrunnable[g]
+		runnable--
+	}
+	if (tr == "Runnable->Running" || tr == "Undetermined->Running") {
+		if (!keep[g] || !(g in passed))
+			passed[g] = t
+		keep[g] = 0
+	}
+	if (tr == "Running->Runnable" && $0 ~ /Reason="runtime\.Gosched"/)
+		gosched = 1
+}
+
+function proc(    x) {
+	if (tr ~ /->Idle$/ && tr != "Idle->Idle") {
+		for (x in insys)
+			if (insys[x] && onp[x] == "P=" pr && !(x in went)) {
+				went[x] = t
+				wantedat[x] = idle() == 0 || runnable > 0
+			}
+	}
+	if (tr ~ /->Running$/ && $3 != "G=-1") {
+		# A thread in a call takes a P on its way out: the same thread,
+		# at once.
+		x = substr($3, 3)
+		if (insys[x])
+			refilled[x] = 1
+	}
+	pstate[pr] = tr
+	sub(/.*->/, "", pstate[pr])
+}
+
+function idle(    p, n) {
+	n = 0
+	for (p in pstate)
+		if (pstate[p] == "Idle" && p + 0 < procs)
+			n++
+	return n
 }
 
 END {
-	printf "syscalls=%d lost=%d long-call=%d long-run=%d other=%d yields=%d\n",
-		syscalls, lost, longcall, longrun, other, yields
+	printf "syscalls=%d lost=%d wanted=%d long-call=%d long-run=%d handling=%d other=%d yields=%d\n",
+		syscalls, lost, wanted, longcall, longrun, handling, other, yields
 }

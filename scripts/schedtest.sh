@@ -4,45 +4,77 @@
 #
 # Checks scripts/sched.awk, which "scripts/bench.sh conns" runs on the
 # execution traces of the poller's echo servers, against the trace of a
-# native program whose goroutine loses its P for known reasons
-# (testdata/sched): a 50 ms call must be counted as the one long call, and
-# 50 ms of 1 ms calls with no yield as long runs, 8 at least (each call
-# after the first 10 ms loses its P; the runtime's monitor may miss some),
-# and 50 ms of 1 ms calls and a 50 ms call, each after a yield, on the one
-# P that another goroutine wants, as neither (other), 20 at least: the
-# long call among them, whose P goes at its start, is not a long call; and the yields of the
-# first 50 ms and the last (1 ms calls, a yield before each) at 80 at
-# least. scripts/test.sh runs it (about 2 s); it fails on a difference.
+# native program whose goroutine makes calls with a known fate, phase by
+# phase (testdata/sched; each phase is read on its own, by its function's
+# name in the stacks):
+#
+#   phaseSpare     40 calls, 40 yields, 3 lost at most
+#   phaseLong      1 call, lost, a long call
+#   phaseRun       61 calls, no wanted or long call (3 at most, for the
+#                  trace's own goroutines), 10 long runs at least, as many
+#                  handling at least, and no more handling than long runs
+#   phaseBusyLong  1 call, lost, wanted (its P goes while the other Ps are
+#                  busy: counted at the call's end it would be a long call)
+#   phaseOneP      40 calls, 40 yields, 10 lost at least, every one wanted
+#   phaseOnePLong  1 call, lost, wanted
+#
+# The counts of calls and yields are the program's; which calls lose their
+# P is the runtime's doing, which a machine busy on every CPU can delay, so
+# a run that misses is tried again, up to 5 runs: a wrong count in
+# sched.awk misses in every run. scripts/test.sh runs it (about 3 s); it
+# fails on a difference.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 dir="$(mktemp -d)"
 trap 'rm -rf "$dir"' EXIT
 go build -o "$dir/sched" ./testdata/sched
-# check: runs the program and checks the counts; prints what differs.
+
+# counts PHASE: sched.awk's counts for that phase of $dir/parsed, into n.
+declare -A n
+counts() {
+	local kv got
+	got="$(awk -v calls="main\\\\.$1 " -v yielder="main\\\\.$1 " -v waits='main\\.wait ' -f scripts/sched.awk "$dir/parsed")"
+	echo "  $1: $got"
+	n=()
+	for kv in $got; do n[${kv%%=*}]=${kv#*=}; done
+	((n[lost] == n[wanted] + n[long-call] + n[long-run] + n[other])) || echo "  $1: lost=${n[lost]} is not the sum of its kinds"
+}
+# want PHASE CONDITION...: prints each arithmetic condition that fails.
+want() {
+	local phase="$1" c
+	shift
+	for c in "$@"; do
+		(("$c")) || echo "  $phase: not $c"
+	done
+}
+# check: one run of the program; prints the counts, then what differs.
 check() {
 	"$dir/sched" "$dir/trace"
-	local got kv
-	got="$(go tool trace -d=parsed "$dir/trace" | awk -v yielder='main\\.yield' -f scripts/sched.awk)"
-	echo "schedtest: $got"
-	local -A n
-	for kv in $got; do n[${kv%%=*}]=${kv#*=}; done
-	((n[long-call] == 1)) || echo "long-call=${n[long-call]}, not 1"
-	((n[long-run] >= 8)) || echo "long-run=${n[long-run]}, below 8"
-	((n[other] >= 20)) || echo "other=${n[other]}, below 20"
-	((n[lost] == n[long-call] + n[long-run] + n[other])) || echo "lost=${n[lost]} is not the sum of its kinds"
-	((n[yields] >= 80)) || echo "yields=${n[yields]}, below 80"
+	go tool trace -d=parsed "$dir/trace" >"$dir/parsed"
+	counts phaseSpare
+	want phaseSpare 'n[syscalls] == 40' 'n[yields] == 40' 'n[lost] <= 3'
+	counts phaseLong
+	want phaseLong 'n[syscalls] == 1' 'n[lost] == 1' 'n[long-call] == 1'
+	counts phaseRun
+	want phaseRun 'n[syscalls] == 61' 'n[wanted] + n[long-call] <= 3' 'n[long-run] >= 10' \
+		'n[handling] >= 10' 'n[handling] <= n[long-run]'
+	counts phaseBusyLong
+	want phaseBusyLong 'n[syscalls] == 1' 'n[lost] == 1' 'n[wanted] == 1'
+	counts phaseOneP
+	want phaseOneP 'n[syscalls] == 40' 'n[yields] == 40' 'n[lost] >= 10' 'n[wanted] == n[lost]'
+	counts phaseOnePLong
+	want phaseOnePLong 'n[syscalls] == 1' 'n[lost] == 1' 'n[wanted] == 1'
 }
-# The program's losses are the runtime's doing, which a machine busy on
-# every CPU can delay: a run may miss and the next pass. A wrong count in
-# sched.awk misses in every run.
 for try in 1 2 3 4 5; do
 	out="$(check)"
-	echo "${out%%$'\n'*}"
-	diff="$(tail -n +2 <<<"$out")"
-	[ -z "$diff" ] && exit 0
-	echo "schedtest: run $try: $diff" | tr '\n' ' ' >&2
-	echo >&2
+	if ! grep -q ': not \|is not the sum' <<<"$out"; then
+		echo "schedtest: run $try:"
+		echo "$out"
+		exit 0
+	fi
+	echo "schedtest: run $try missed:" >&2
+	echo "$out" >&2
 done
 echo "schedtest: sched.awk missed in 5 runs of testdata/sched" >&2
 exit 1

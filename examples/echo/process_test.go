@@ -88,10 +88,7 @@ func serveProcess(arg string) error {
 	if cerr := closeServer(); cerr != nil {
 		return cerr
 	}
-	if err != nil {
-		return fmt.Errorf("standard input: %w", err)
-	}
-	return nil
+	return err
 }
 
 // readStdin reads the standard input to its end. With a path given
@@ -99,15 +96,17 @@ func serveProcess(arg string) error {
 // the process into that file, and the end of the input stops it.
 func readStdin(path string) error {
 	if path == "" {
-		_, err := io.Copy(io.Discard, os.Stdin)
-		return err
+		if _, err := io.Copy(io.Discard, os.Stdin); err != nil {
+			return fmt.Errorf("standard input: %w", err)
+		}
+		return nil
 	}
 	in := bufio.NewReader(os.Stdin)
 	if _, err := in.ReadString('\n'); err != nil {
 		if err == io.EOF {
-			return fmt.Errorf("%s is set, and the input ended before the line that starts the trace", traceEnv)
+			return fmt.Errorf("%s is set, and the standard input ended before the line that starts the trace", traceEnv)
 		}
-		return err
+		return fmt.Errorf("standard input: %w", err)
 	}
 	f, err := os.Create(path)
 	if err != nil {
@@ -119,6 +118,9 @@ func readStdin(path string) error {
 	}
 	_, err = io.Copy(io.Discard, in)
 	trace.Stop()
+	if err != nil {
+		err = fmt.Errorf("standard input: %w", err)
+	}
 	return errors.Join(err, f.Close())
 }
 

@@ -3,15 +3,21 @@
 
 //go:build linux
 
-// Program sched writes an execution trace in which a goroutine loses its P
-// in system calls for known reasons, for scripts/schedtest.sh to check
-// scripts/sched.awk against: calls of 1 ms for 50 ms, each after a
-// runtime.Gosched, then one call of 50 ms, then calls of 1 ms for 50 ms
-// without passing through the scheduler, then, at GOMAXPROCS 1 beside a
-// goroutine that yields in a loop, calls of 1 ms for 50 ms and a call of
-// 50 ms, each after a runtime.Gosched. Before that last part it runs at GOMAXPROCS 4, so that
-// an idle P is there and nothing else wants one. Its own yields are
-// yield's.
+// Program sched writes an execution trace in which its goroutine makes
+// system calls whose P the runtime takes, or leaves, for known reasons,
+// for scripts/schedtest.sh to check scripts/sched.awk against. Each phase
+// is a function of its own, so that the trace's stacks tell them apart:
+//
+//	phaseSpare   40 calls of 1 ms, a yield before each, with Ps to spare
+//	phaseLong    one call of 50 ms, after a yield, with Ps to spare
+//	phaseRun     a yield, a call of wait's, then 60 calls of 1 ms, with
+//	             Ps to spare
+//	phaseBusyLong one call of 50 ms, the other Ps busy for its first 30
+//	phaseOneP    40 calls of 1 ms, a yield before each, at GOMAXPROCS 1
+//	phaseOnePLong one call of 50 ms at GOMAXPROCS 1, after a yield
+//
+// The calls are nanosleep through syscall.Syscall, which the runtime sees
+// as it sees a Windows call that waits.
 package main
 
 import (
@@ -24,18 +30,72 @@ import (
 	"unsafe"
 )
 
-// sleep blocks the goroutine in one nanosleep system call, which the
-// runtime sees as a system call (syscall.Syscall), as it sees a Windows
-// call that waits.
+// sleep blocks the goroutine in one nanosleep system call.
 func sleep(d time.Duration) {
 	ts := syscall.NsecToTimespec(int64(d))
 	syscall.Syscall(syscall.SYS_NANOSLEEP, uintptr(unsafe.Pointer(&ts)), 0, 0)
 }
 
-// yield is runtime.Gosched under a name that the trace's stacks show.
+// The phases are not inlined: their names must be in the stacks.
+
+//go:noinline
+func phaseSpare() {
+	for range 40 {
+		runtime.Gosched()
+		sleep(time.Millisecond)
+	}
+}
+
+//go:noinline
+func phaseLong() {
+	runtime.Gosched()
+	sleep(50 * time.Millisecond)
+}
+
+// wait stands for a Wait: a call of 1 ms.
 //
 //go:noinline
-func yield() { runtime.Gosched() }
+func wait() { sleep(time.Millisecond) }
+
+//go:noinline
+func phaseRun() {
+	runtime.Gosched()
+	wait()
+	for range 60 {
+		sleep(time.Millisecond)
+	}
+}
+
+// phaseBusyLong makes its call while 3 goroutines spin on the other Ps,
+// for 30 ms of the call's 50: no P is idle when the runtime takes its P,
+// and 3 are when the call ends.
+//
+//go:noinline
+func phaseBusyLong() {
+	for range 3 {
+		go func() {
+			for start := time.Now(); time.Since(start) < 30*time.Millisecond; {
+			}
+		}()
+	}
+	for start := time.Now(); time.Since(start) < time.Millisecond; {
+	}
+	sleep(50 * time.Millisecond)
+}
+
+//go:noinline
+func phaseOneP() {
+	for range 40 {
+		runtime.Gosched()
+		sleep(time.Millisecond)
+	}
+}
+
+//go:noinline
+func phaseOnePLong() {
+	runtime.Gosched()
+	sleep(50 * time.Millisecond)
+}
 
 func main() {
 	if len(os.Args) != 2 {
@@ -54,32 +114,13 @@ func main() {
 	// The goroutines that trace.Start creates run first: runnable, they
 	// would be work that wants the P.
 	time.Sleep(10 * time.Millisecond)
-	for end := time.Now().Add(50 * time.Millisecond); time.Now().Before(end); {
-		yield()
-		sleep(time.Millisecond) // short calls, each after a yield
-	}
-	yield()
-	sleep(50 * time.Millisecond) // one long call
-	yield()
-	for end := time.Now().Add(50 * time.Millisecond); time.Now().Before(end); {
-		sleep(time.Millisecond) // a long run of short calls
-	}
-	// One P, and another goroutine that wants it: it yields in a loop.
+	phaseSpare()
+	phaseLong()
+	phaseRun()
+	phaseBusyLong()
 	runtime.GOMAXPROCS(1)
-	done := make(chan struct{})
-	go func() {
-		for end := time.Now().Add(100 * time.Millisecond); time.Now().Before(end); {
-			runtime.Gosched()
-		}
-		close(done)
-	}()
-	for end := time.Now().Add(50 * time.Millisecond); time.Now().Before(end); {
-		yield()
-		sleep(time.Millisecond) // short calls, each after a yield, with work waiting
-	}
-	yield()
-	sleep(50 * time.Millisecond) // a long call, its P wanted from its start
-	<-done
+	phaseOneP()
+	phaseOnePLong()
 	trace.Stop()
 	if err := f.Close(); err != nil {
 		fmt.Fprintln(os.Stderr, "sched:", err)
