@@ -33,14 +33,17 @@ import (
 // Waits under way, one of them yields every 5/k ms, so that each of k
 // goroutines looping on the poller still yields about every 5 ms.
 //
-// The yield does not reach a goroutine that runs 10 ms or more between two
-// Waits, handling their events with system calls: the runtime takes its
-// processor in those calls. Under Wine at 10,000 connections, where every
-// call waits for a CPU that the wineserver keeps busy, it took the echo
-// server's in half or more of their system calls, whatever GOMAXPROCS (the
-// scheduling pass of "scripts/bench.sh conns"; README, "Connection
-// scale"); a yield in Modify too, tried ad hoc, kept the processor without
-// making that echo faster.
+// The yield does not reach a goroutine that holds its processor 10 ms or
+// more between two Waits, handling their events with system calls: the
+// runtime takes the processor in those calls, even with one to spare.
+// Under Wine at 10,000 connections, where every call waits for a CPU that
+// the wineserver keeps busy, that is how it took the echo server's in
+// nearly half of its system calls at GOMAXPROCS 3, its handling of a
+// Wait's events lasting that long (the scheduling pass of
+// "scripts/bench.sh conns"; README, "Connection scale"). With no processor
+// to spare (GOMAXPROCS 1 there) it takes it whatever the yields. A yield
+// in Modify too, tried ad hoc at GOMAXPROCS 3, kept the processor and made
+// that echo slower.
 //
 // "scripts/bench.sh yield" runs BenchmarkWaitYield with the yield and
 // without it. In one run (10 rounds, under Wine pinned to one CPU) a Wait
@@ -60,7 +63,7 @@ var yieldEvery = 5 * time.Millisecond
 // may yield the processor (runtime.Gosched), about once every 5 ms in a
 // goroutine that loops on Wait, which keeps Go's runtime from taking the
 // processor away from it in a system call while it comes back to Wait
-// within 10 ms (see yieldEvery).
+// within 10 ms and a processor is spare (see yieldEvery).
 func (p *Poller) Wait(events []Event, timeout time.Duration) (int, error) {
 	if err := p.lock(); err != nil {
 		return 0, err
