@@ -38,19 +38,19 @@ func sleep(d time.Duration) {
 
 // The phases are not inlined: their names must be in the stacks.
 
-//go:noinline
-func phaseSpare() {
-	for range 40 {
+// calls makes n calls of d, a yield before each.
+func calls(n int, d time.Duration) {
+	for range n {
 		runtime.Gosched()
-		sleep(time.Millisecond)
+		sleep(d)
 	}
 }
 
 //go:noinline
-func phaseLong() {
-	runtime.Gosched()
-	sleep(50 * time.Millisecond)
-}
+func phaseSpare() { calls(40, time.Millisecond) }
+
+//go:noinline
+func phaseLong() { calls(1, 50*time.Millisecond) }
 
 // wait stands for a Wait: a call of 1 ms.
 //
@@ -84,18 +84,10 @@ func phaseBusyLong() {
 }
 
 //go:noinline
-func phaseOneP() {
-	for range 40 {
-		runtime.Gosched()
-		sleep(time.Millisecond)
-	}
-}
+func phaseOneP() { calls(40, time.Millisecond) }
 
 //go:noinline
-func phaseOnePLong() {
-	runtime.Gosched()
-	sleep(50 * time.Millisecond)
-}
+func phaseOnePLong() { calls(1, 50*time.Millisecond) }
 
 func main() {
 	if len(os.Args) != 2 {
