@@ -61,6 +61,12 @@ if ((conns_max < 100 || (conns_traced > 0 && conns_traced < 100) || (conns_sched
 	exit 2
 fi
 conns_awk="$PWD/scripts/sched.awk" # bench.sh works in $work
+# The scheduling pass's trace file, as the server under Wine names it.
+conns_trace="$(winepath -w "$work/sched.trace" 2>/dev/null)" || conns_trace=""
+if ((conns_sched > 0)) && [ -z "$conns_trace" ]; then
+	echo "bench.sh conns: winepath does not name $work/sched.trace for Wine" >&2
+	exit 1
+fi
 # The servers, and their columns' titles, in the order of the tables.
 conns_servers="go gol go2p go1p c net"
 conns_titles="poller, GOMAXPROCS=3 (go)|locked threads (gol)|GOMAXPROCS=2 (go2p)|GOMAXPROCS=1 (go1p)|C (cloop)|Go net"
@@ -117,7 +123,7 @@ conns_run() {
 	esac
 	if [ "$pass" = sched ]; then
 		rm -f "$work/sched.trace"
-		env+=("SOCKSTATE_ECHO_TRACE=$(winepath -w "$work/sched.trace" 2>/dev/null)")
+		env+=("SOCKSTATE_ECHO_TRACE=$conns_trace")
 	fi
 	if [ -n "$traced" ]; then
 		: >"$work/trace"
@@ -158,7 +164,15 @@ conns_run() {
 	rss1="$(rsskb "$pid")" th1="$(threads "$pid")" s0="$(cputicks "$pid")" w0="$(cputicks "$ws")"
 	local t0=0 t1=0
 	[ -z "$traced" ] || t0="$(wc -l <"$work/trace")"
-	[ "$pass" != sched ] || echo trace >&"$sin" # the server starts its trace
+	if [ "$pass" = sched ]; then
+		echo trace >&"$sin" # the server starts its trace, then says so
+		line=""
+		read -r line <&"$sout" || true
+		if [ "${line%$'\r'}" != tracing ]; then
+			echo "bench.sh conns: $server did not start its trace (${line:-no line})" >&2
+			return 1
+		fi
+	fi
 	echo go >&"$gofd"
 	conns_await '^active ' "$load" || return 1
 	s1="$(cputicks "$pid")" w1="$(cputicks "$ws")"
@@ -305,8 +319,8 @@ conns_scheduling() {
 	done
 	echo
 	echo "The poller's servers as Go's runtime saw them, $conns_sched connections with 1% echoing: one run a server, not"
-	echo "timed, with an execution trace from just before the echo to the server's end (a fraction of a second"
-	echo "longer); per echoed message:"
+	echo "timed, with an execution trace from before the echo to the server's end (a fraction of a second longer);"
+	echo "per echoed message:"
 	echo
 	awk -v list="${servers[*]}" -v titles="$conns_titles" -v all="$conns_servers" "$conns_header"'
 	BEGIN {
@@ -333,5 +347,5 @@ conns_scheduling() {
 	echo "through the scheduler; each taking makes its monitor thread tick every 20 µs again, and under Wine each"
 	echo "tick waits on the wineserver (the runtime's usleep). The rows split the takings by what the trace shows at"
 	echo "the moment (scripts/sched.awk), not by the rule the runtime applied: the trace does not show each P's queue"
-	echo "or spinning threads."
+	echo "or spinning threads, and a long run of the runtime's count may be one of this awk's 'else'."
 }

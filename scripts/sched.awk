@@ -21,9 +21,10 @@
 #   long-call the rest whose call was 10 ms old or more
 #   long-run  the rest whose goroutine had held its P 10 ms or more since
 #             it last passed through the scheduler (or since the trace
-#             first saw it run)
-#   handling  of long-run, those whose goroutine's last Wait had returned
-#             10 ms or more before: it was handling that Wait's events
+#             first saw it)
+#   handling  of long-run, the calls other than a Wait whose goroutine's
+#             last Wait had returned 10 ms or more before: it was handling
+#             that Wait's events
 #             (a Wait is a call whose stack has a frame that the variable
 #             waits matches: sockstate.Dequeue unless set)
 #   other     the rest of the lost
@@ -31,10 +32,13 @@
 #             variable yielder matches (the poller's yield unless set)
 #
 # The moment a P went is its move to idle while its goroutine was in the
-# call (Go 1.26 traces every taking so), else the call's end. A goroutine
-# that gets its P back on the way out of the call (the same thread, at once)
-# runs on with its time on the P uncounted by the runtime; one that waits
-# for a P starts a new run.
+# call (Go 1.26 traces every taking so), else the call's end. A P that the
+# trace has not shown yet is idle (it shows the running ones at its start).
+# The runtime's clock of a run is the P's (schedtick): a goroutine that
+# gets a P back on the way out of its call (the same thread, at once) runs
+# on in the same run, and so does one woken to run next (runnext), whose
+# new run this awk counts from then: a long run of the runtime's may be
+# counted as neither (other).
 
 function field(name,    i) {
 	for (i = 5; i <= NF; i++)
@@ -102,7 +106,7 @@ function goroutine(    at, m) {
 					longcall++
 				else if ((g in passed) && at - passed[g] >= 10e6) {
 					longrun++
-					if ((g in waitret) && at - waitret[g] >= 10e6)
+					if (!iswait[g] && (g in waitret) && at - waitret[g] >= 10e6)
 						handling++
 				} else
 					other++
@@ -121,7 +125,7 @@ function goroutine(    at, m) {
 		delete isrunnable[g]
 		runnable--
 	}
-	if (tr == "Runnable->Running" || tr == "Undetermined->Running") {
+	if (tr == "Runnable->Running" || tr ~ /^Undetermined->/) {
 		if (!keep[g] || !(g in passed))
 			passed[g] = t
 		keep[g] = 0
@@ -151,8 +155,8 @@ function proc(    x) {
 
 function idle(    p, n) {
 	n = 0
-	for (p in pstate)
-		if (pstate[p] == "Idle" && p + 0 < procs)
+	for (p = 0; p < procs; p++)
+		if (!(p in pstate) || pstate[p] == "Idle")
 			n++
 	return n
 }

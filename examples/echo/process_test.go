@@ -93,7 +93,8 @@ func serveProcess(arg string) error {
 
 // readStdin reads the standard input to its end. With a path given
 // (traceEnv), a line read starts an execution trace (runtime/trace) of
-// the process into that file, and the end of the input stops it.
+// the process into that file, which it then says with a line "tracing" on
+// its standard output, and the end of the input stops it.
 func readStdin(path string) error {
 	if path == "" {
 		if _, err := io.Copy(io.Discard, os.Stdin); err != nil {
@@ -116,6 +117,7 @@ func readStdin(path string) error {
 		f.Close()
 		return err
 	}
+	fmt.Println("tracing")
 	_, err = io.Copy(io.Discard, in)
 	trace.Stop()
 	if err != nil {

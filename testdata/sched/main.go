@@ -10,8 +10,8 @@
 //
 //	phaseSpare   40 calls of 1 ms, a yield before each, with Ps to spare
 //	phaseLong    one call of 50 ms, after a yield, with Ps to spare
-//	phaseRun     a yield, a call of wait's, then 60 calls of 1 ms, with
-//	             Ps to spare
+//	phaseRun     a yield, then twice a call of wait's and 30 calls of 1 ms,
+//	             then a call of 30 ms, with Ps to spare
 //	phaseBusyLong one call of 50 ms, the other Ps busy for its first 30
 //	phaseOneP    40 calls of 1 ms, a yield before each, at GOMAXPROCS 1
 //	phaseOnePLong one call of 50 ms at GOMAXPROCS 1, after a yield
@@ -25,6 +25,7 @@ import (
 	"os"
 	"runtime"
 	"runtime/trace"
+	"sync/atomic"
 	"syscall"
 	"time"
 	"unsafe"
@@ -57,28 +58,38 @@ func phaseLong() { calls(1, 50*time.Millisecond) }
 //go:noinline
 func wait() { sleep(time.Millisecond) }
 
+// phaseRun yields, then makes wait's call, 30 calls of 1 ms, wait's call
+// again, 30 calls of 1 ms and one call of 30 ms, with no yield.
+//
 //go:noinline
 func phaseRun() {
 	runtime.Gosched()
-	wait()
-	for range 60 {
-		sleep(time.Millisecond)
+	for range 2 {
+		wait()
+		for range 30 {
+			sleep(time.Millisecond)
+		}
 	}
+	sleep(30 * time.Millisecond)
 }
 
 // phaseBusyLong makes its call while 3 goroutines spin on the other Ps,
 // for 30 ms of the call's 50: no P is idle when the runtime takes its P,
-// and 3 are when the call ends.
+// and 3 are when the call ends. It yields first, and makes the call once
+// the 3 run, none of them left runnable.
 //
 //go:noinline
 func phaseBusyLong() {
+	var running atomic.Int32
 	for range 3 {
 		go func() {
+			running.Add(1)
 			for start := time.Now(); time.Since(start) < 30*time.Millisecond; {
 			}
 		}()
 	}
-	for start := time.Now(); time.Since(start) < time.Millisecond; {
+	runtime.Gosched()
+	for running.Load() < 3 {
 	}
 	sleep(50 * time.Millisecond)
 }
