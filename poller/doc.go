@@ -38,12 +38,12 @@
 // runtime.GOMAXPROCS) to a P more than the goroutines that wait. The
 // README's "Connection scale" measures it under Wine ("scripts/bench.sh
 // conns": one echo server at GOMAXPROCS 3, 2 and 1 on 2 goroutines): with
-// 1,000 connections all echoing, one P cost a fifth to a half of the
-// throughput in each of five runs (in one of them the goroutines were
-// locked to their threads), and a P to spare cut the runtime's own Wine
-// requests in the four runs that counted them; between 2 and 3 Ps the
+// 1,000 connections all echoing, one P cost a fifth to a little over half
+// of the throughput in each of eight runs (in one of them the goroutines
+// were locked to their threads), and a P to spare cut the runtime's own
+// Wine requests in the four runs that counted them; between 2 and 3 Ps the
 // throughput is not settled, and with 10,000 mostly idle, one P served best
-// in four runs of the five.
+// in seven runs of the eight.
 //
 // Locking a goroutine that loops on Wait to its thread
 // (runtime.LockOSThread) is a trade, not a rule. Unlocked, it moves between
@@ -56,7 +56,9 @@
 // messages a second rose in one run and fell in the other; at 1,000
 // connections all echoing its median throughput was 0.79 and 0.83 of the
 // unlocked one's, some rounds running at two thirds of it and others as
-// fast. The echo server does not lock.
+// fast. In three later runs of "scripts/bench.sh conns" it was 0.99 to
+// 1.01 of it at 1,000, and faster at 10,000 each time (1.12 to 1.34). The
+// echo server does not lock.
 //
 // Differences between the backends, where the OS leaves no choice:
 //   - [Level] with several goroutines in Wait: AFD polls a reported socket

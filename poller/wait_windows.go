@@ -38,7 +38,7 @@ import (
 // runtime takes the processor in those calls, even with one to spare.
 // Under Wine at 10,000 connections, where every call waits for a CPU that
 // the wineserver keeps busy, that is how it took the echo server's in
-// nearly half of its system calls at GOMAXPROCS 3, its handling of a
+// about half of its system calls at GOMAXPROCS 3, its handling of a
 // Wait's events lasting that long (the scheduling pass of
 // "scripts/bench.sh conns"; README, "Connection scale"). With no processor
 // to spare (GOMAXPROCS 1 there) it takes it whatever the yields. A yield
