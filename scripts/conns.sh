@@ -111,8 +111,7 @@ conns_await() {
 # or, sched (a Go server), what the execution trace of its active phase
 # shows: "msgs name=count..." as scripts/sched.awk counts them.
 conns_run() {
-	local server="$1" n="$2" active="$3" pass="${4:-}" traced="" exe args=() env=()
-	[ "$pass" = traced ] && traced=1
+	local server="$1" n="$2" active="$3" pass="${4:-}" exe args=() env=()
 	case "$server" in
 	go) exe=echo.test.exe env=(SOCKSTATE_ECHO_SERVER=2 GOMAXPROCS=3) ;;
 	gol) exe=echo.test.exe env=(SOCKSTATE_ECHO_SERVER=2 SOCKSTATE_ECHO_LOCKED=1 GOMAXPROCS=3) ;;
@@ -125,7 +124,7 @@ conns_run() {
 		rm -f "$work/sched.trace"
 		env+=("SOCKSTATE_ECHO_TRACE=$conns_trace")
 	fi
-	if [ -n "$traced" ]; then
+	if [ "$pass" = traced ]; then
 		: >"$work/trace"
 		serve -f -d1
 	else
@@ -163,7 +162,7 @@ conns_run() {
 	conns_await '^ready$' "$load" || return 1
 	rss1="$(rsskb "$pid")" th1="$(threads "$pid")" s0="$(cputicks "$pid")" w0="$(cputicks "$ws")"
 	local t0=0 t1=0
-	[ -z "$traced" ] || t0="$(wc -l <"$work/trace")"
+	[ "$pass" != traced ] || t0="$(wc -l <"$work/trace")"
 	if [ "$pass" = sched ]; then
 		echo trace >&"$sin" # the server starts its trace, then says so
 		line=""
@@ -176,7 +175,7 @@ conns_run() {
 	echo go >&"$gofd"
 	conns_await '^active ' "$load" || return 1
 	s1="$(cputicks "$pid")" w1="$(cputicks "$ws")"
-	[ -z "$traced" ] || t1="$(wc -l <"$work/trace")"
+	[ "$pass" != traced ] || t1="$(wc -l <"$work/trace")"
 	# The server ends first, while the load generator holds its
 	# connections: closed from the client side all at once they would make
 	# Wine's server spin (README, "Connection scale"), which is not what
@@ -196,7 +195,7 @@ conns_run() {
 		echo "$msgs $counts"
 		return
 	fi
-	if [ -n "$traced" ]; then
+	if [ "$pass" = traced ]; then
 		((t1 > t0)) || { echo "bench.sh conns: no request traced in $server's active phase" >&2; return 1; }
 		sed -n "$((t0 + 1)),${t1}p" "$work/trace" | awk -v msgs="$msgs" '
 			/^[0-9a-f]+: [a-z_]+\(/ && !/^[0-9a-f]+: [a-z_]+\(\) = / { split($2, f, "("); n[f[1]]++ }
