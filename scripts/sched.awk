@@ -84,11 +84,11 @@ $4 == "StateTransition" {
 		proc()
 }
 
-function goroutine(    at, m) {
+function goroutine(    at) {
 	if (tr == "Running->Syscall") {
 		insys[g] = 1
 		start[g] = t
-		onp[g] = $2
+		onp[g] = substr($2, 3)
 		mine[g] = 0
 		iswait[g] = 0
 		refilled[g] = 0
@@ -100,7 +100,7 @@ function goroutine(    at, m) {
 			if (tr == "Syscall->Runnable") {
 				lost++
 				at = (g in went) ? went[g] : t
-				if ((g in went) ? wantedat[g] : (idle() == 0 || runnable > 0))
+				if ((g in went) ? wantedat[g] : wanted_now())
 					wanted++
 				else if (at - start[g] >= 10e6)
 					longcall++
@@ -135,11 +135,11 @@ function goroutine(    at, m) {
 }
 
 function proc(    x) {
-	if (tr ~ /->Idle$/ && tr != "Idle->Idle") {
+	if (tr ~ /->Idle$/) {
 		for (x in insys)
-			if (insys[x] && onp[x] == "P=" pr && !(x in went)) {
+			if (insys[x] && onp[x] == pr && !(x in went)) {
 				went[x] = t
-				wantedat[x] = idle() == 0 || runnable > 0
+				wantedat[x] = wanted_now()
 			}
 	}
 	if (tr ~ /->Running$/ && $3 != "G=-1") {
@@ -151,6 +151,11 @@ function proc(    x) {
 	}
 	pstate[pr] = tr
 	sub(/.*->/, "", pstate[pr])
+}
+
+# wanted_now: whether no P is idle or a goroutine is runnable.
+function wanted_now() {
+	return idle() == 0 || runnable > 0
 }
 
 function idle(    p, n) {
