@@ -7,20 +7,18 @@ import (
 	"sync"
 	"time"
 
-	"golang.org/x/sys/windows"
-
 	"github.com/sockstate/sockstate"
 	"github.com/sockstate/sockstate/internal/afd"
 )
 
-// afdSlot is a slot's AFD state. Slot i's Poll is afdBackend.polls.At(i):
-// the kernel writes it from Submit until its packet is dequeued, so it
-// stays with the index, and a slot is freed only after its poll has come
-// back.
+// afdSlot is a slot's AFD state but for its base handle (slot.base, kept
+// apart so that the slot has no padding). Slot i's Poll is
+// afdBackend.polls.At(i): the kernel writes it from Submit until its
+// packet is dequeued, so it stays with the index, and a slot is freed only
+// after its poll has come back.
 type afdSlot struct {
-	base     windows.Handle // SIO_BASE_HANDLE of the socket
-	inflight bool           // a poll is out
-	resubmit bool           // the poll out was cancelled to change it: submit anew
+	inflight bool // a poll is out
+	resubmit bool // the poll out was cancelled to change it: submit anew
 }
 
 // afdBackend polls each socket with its own IOCTL_AFD_POLL request. A poll
@@ -44,12 +42,12 @@ func newAFD(p *Poller) (*afdBackend, error) {
 
 func (b *afdBackend) arm(i int32) error {
 	sl := b.p.at(i)
-	if sl.afd.base == 0 {
+	if sl.base == 0 {
 		base, err := afd.BaseHandle(sl.socket)
 		if err != nil {
 			return err
 		}
-		sl.afd.base = base
+		sl.base = base
 	}
 	if sl.afd.inflight {
 		// The poll out asks for the old interest: cancel it, and submit
@@ -65,7 +63,7 @@ func (b *afdBackend) arm(i int32) error {
 
 func (b *afdBackend) submit(i int32) error {
 	sl := b.p.at(i)
-	if err := b.dev.Submit(b.polls.At(int(i)), sl.afd.base, afdEvents(sl.interest), b.p.id(i)); err != nil {
+	if err := b.dev.Submit(b.polls.At(int(i)), sl.base, afdEvents(sl.interest), b.p.id(i)); err != nil {
 		return err
 	}
 	sl.afd.inflight = true

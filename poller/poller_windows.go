@@ -61,7 +61,7 @@ type Poller struct {
 	// batch's Wait consumed and beyond the Waits there were to release:
 	// each makes a Wait that starts return at once.
 	spareWakes int
-	waits      uint32 // Waits started: each Wait's number
+	waits      uint64 // Waits started: each Wait's number
 	// When the poller was made, and when, in nanoseconds since then, a
 	// Wait last yielded the processor: see yieldEvery.
 	start     time.Time

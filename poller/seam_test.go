@@ -168,7 +168,7 @@ func TestAFDResubmitRefused(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	p.at(p.mustSlot(t, server)).afd.base = event // the next submit is refused
+	p.at(p.mustSlot(t, server)).base = event // the next submit is refused
 	if err := p.Modify(server, 1, Writable, Level); err != nil {
 		t.Fatal(err) // the cancel is accepted; the submit comes in a Wait
 	}

@@ -10,21 +10,26 @@ import (
 )
 
 // slot is one registration. The kernel knows it by id(): its index and
-// generation.
+// generation. Its fields are ordered so that it takes 48 bytes on a 64-bit
+// build (TestSlotSize).
 type slot struct {
-	gen      uint32
+	gen uint32
+	// Where in the events of Wait number wait the slot was reported.
+	waitAt   int32
 	state    slotState
 	interest Interest
 	mode     Mode
 	armed    bool // the OS will report it (not a one-shot that fired)
+	afd      afdSlot
 	socket   windows.Handle
 	key      uint64
-	afd      afdSlot
-	// The Wait that last reported the slot, and where in its events: a
-	// packet queued again while one Wait gathers events adds to that event
-	// (one event a socket a Wait, as epoll).
-	wait   uint32
-	waitAt int32
+	base     windows.Handle // the AFD backend's: SIO_BASE_HANDLE of the socket
+	// The Wait that last reported the slot: a packet queued again while
+	// one Wait gathers events adds to that event (one event a socket a
+	// Wait, as epoll). 64 bits: a number that came round again would match
+	// a slot last reported that many Waits before, and add its event to
+	// another socket's.
+	wait uint64
 }
 
 type slotState uint8

@@ -10,6 +10,9 @@ import (
 	"sync"
 	"testing"
 	"time"
+	"unsafe"
+
+	"golang.org/x/sys/windows"
 
 	"github.com/sockstate/sockstate/internal/sockettest"
 )
@@ -185,4 +188,60 @@ func TestCallAllocs(t *testing.T) {
 			t.Errorf("%.1f allocations an Add, a Delete and a Wait", addDelete)
 		}
 	})
+}
+
+// TestWaitNumberComesRound: 2^32 Waits after a Wait reported socket a
+// first, a Wait that takes b's packet and then a's reports both, each
+// under its own key. (A Wait numbered in 32 bits had the number of that
+// first Wait, and added a's event to b's: b's event was lost.)
+func TestWaitNumberComesRound(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, p *Poller) {
+		clientA, a := sockettest.Pair(t)
+		clientB, b := sockettest.Pair(t)
+		for key, s := range []windows.Handle{a, b} {
+			if err := p.Add(s, uint64(key), Readable, OneShotLevel); err != nil {
+				t.Fatal(err)
+			}
+		}
+		sockettest.Send(t, clientA, "a")
+		expect(t, p, 0, Readable) // in events[0]; a stays readable
+		p.mu.Lock()
+		p.waits += 1<<32 - 1 // as after 2^32 - 1 more Waits
+		p.mu.Unlock()
+		// b's packet, then a's, queued before the next Wait takes them.
+		sockettest.Send(t, clientB, "b")
+		time.Sleep(quiet)
+		if err := p.Modify(a, 0, Readable, OneShotLevel); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(quiet)
+		events := make([]Event, 8)
+		var got [2]Interest
+		for deadline := time.Now().Add(eventually); (got[0] == 0 || got[1] == 0) && time.Now().Before(deadline); {
+			n, err := p.Wait(events, time.Until(deadline))
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, e := range events[:n] {
+				t.Logf("key %d: %v", e.Key, e.Events)
+				if e.Key > 1 {
+					t.Fatalf("an event of key %d, not registered", e.Key)
+				}
+				got[e.Key] |= e.Events
+			}
+		}
+		for key, events := range got {
+			if events&Readable == 0 {
+				t.Errorf("key %d: %v, want Readable within %v", key, events, eventually)
+			}
+		}
+	})
+}
+
+// TestSlotSize: a registration's slot stays 48 bytes on 64-bit builds
+// (the README's memory figures count it).
+func TestSlotSize(t *testing.T) {
+	if size, want := unsafe.Sizeof(slot{}), uintptr(48); unsafe.Sizeof(uintptr(0)) == 8 && size != want {
+		t.Errorf("a slot is %d bytes, want %d", size, want)
+	}
 }

@@ -152,7 +152,7 @@ func (p *Poller) yield(now time.Time) time.Time {
 // 63 packets). The Wait numbered wait has events[:n0] already, and no
 // events yet (n0 == 0) makes it re-arm what waits to be re-armed before it
 // blocks again.
-func (p *Poller) deliver(raw []sockstate.OverlappedEntry, events []Event, n0 int, wait uint32) (n int, woken, closed bool) {
+func (p *Poller) deliver(raw []sockstate.OverlappedEntry, events []Event, n0 int, wait uint64) (n int, woken, closed bool) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	wakes := 0
