@@ -7,18 +7,43 @@ import (
 	"sync"
 	"time"
 
+	"golang.org/x/sys/windows"
+
 	"github.com/sockstate/sockstate"
 	"github.com/sockstate/sockstate/internal/afd"
 )
 
 // afdSlot is a slot's AFD state but for its base handle (slot.base, kept
 // apart so that the slot has no padding). Slot i's Poll is
-// afdBackend.polls.At(i): the kernel writes it from Submit until its
+// afdBackend.polls.At(i): the kernel writes it from its start until its
 // packet is dequeued, so it stays with the index, and a slot is freed only
 // after its poll has come back.
 type afdSlot struct {
-	inflight bool // a poll is out
-	resubmit bool // the poll out was cancelled to change it: submit anew
+	inflight bool  // a poll is out, or prepared for a caller to start
+	resubmit bool  // the poll out was cancelled to change it: submit anew
+	starting uint8 // polls prepared by arm whose callers have not settled them
+	cancel   bool  // cancel the poll once started: wanted while starting
+}
+
+// armCall is a poll that arm prepared and left to its caller (Add or
+// Modify) to start once it has released the poller's lock, and to settle
+// with the lock held again: the system call then blocks no other
+// goroutine's Wait, Modify or Add. (Under Wine at 10,000 connections, the
+// call waits for a CPU the wineserver keeps busy, and a lock held across
+// it made the echo server's goroutines queue for it.) The zero value is
+// no call.
+type armCall struct {
+	b    *afdBackend
+	poll *afd.Poll
+	id   uintptr
+}
+
+// start makes the call, without the poller's lock.
+func (c armCall) start() error {
+	if c.b == nil {
+		return nil
+	}
+	return c.b.dev.Start(c.poll, c.id)
 }
 
 // afdBackend polls each socket with its own IOCTL_AFD_POLL request. A poll
@@ -40,27 +65,77 @@ func newAFD(p *Poller) (*afdBackend, error) {
 	return &afdBackend{p: p, dev: dev}, nil
 }
 
-func (b *afdBackend) arm(i int32) error {
+func (b *afdBackend) baseHandle(s windows.Handle) (windows.Handle, error) {
+	return afd.BaseHandle(s)
+}
+
+func (b *afdBackend) arm(i int32) (armCall, error) {
 	sl := b.p.at(i)
-	if sl.base == 0 {
-		base, err := afd.BaseHandle(sl.socket)
-		if err != nil {
-			return err
-		}
-		sl.base = base
-	}
 	if sl.afd.inflight {
 		// The poll out asks for the old interest: cancel it, and submit
 		// the new one when it comes back.
-		if err := b.dev.Cancel(b.polls.At(int(i))); err != nil {
-			return err // the old poll stays out, and is the registration
+		if err := b.cancel(i); err != nil {
+			return armCall{}, err // the old poll stays out, and is the registration
 		}
 		sl.afd.resubmit = true
-		return nil
+		return armCall{}, nil
 	}
-	return b.submit(i)
+	poll := b.polls.At(int(i))
+	poll.Prepare(sl.base, afdEvents(sl.interest))
+	sl.afd.inflight = true
+	sl.afd.starting++
+	b.inflight++
+	return armCall{b: b, poll: poll, id: b.p.id(i)}, nil
 }
 
+// settle takes back a call of arm that its caller has made, with result
+// err, and returns err. A Delete or Modify that came meanwhile left the
+// cancel of the poll to the last of its starters; if the poll did not
+// start, nothing will come back for it.
+func (b *afdBackend) settle(c armCall, err error) error {
+	i, sl := b.p.lookup(c.id)
+	if sl == nil {
+		return err // it came back, and the slot was freed (its socket closed)
+	}
+	sl.afd.starting--
+	if err != nil {
+		sl.afd.inflight = false
+		sl.afd.cancel = false
+		b.inflight--
+		switch {
+		case sl.state == slotDeleting:
+			b.p.release(i)
+		case sl.afd.resubmit: // a Modify's interest, which it promised
+			sl.afd.resubmit = false
+			if err := b.submit(i); err != nil {
+				b.forget(i)
+			}
+		}
+		return err
+	}
+	if sl.afd.cancel && sl.afd.starting == 0 && sl.afd.inflight {
+		sl.afd.cancel = false
+		// Refused, the poll stays out until the socket has an event or
+		// closes; it comes back then, and what the Delete or Modify asked
+		// for is done.
+		b.dev.Cancel(c.poll)
+	}
+	return nil
+}
+
+// cancel cancels slot i's poll, or leaves that to the poll's starters if
+// it is not started yet.
+func (b *afdBackend) cancel(i int32) error {
+	sl := b.p.at(i)
+	if sl.afd.starting > 0 {
+		sl.afd.cancel = true
+		return nil
+	}
+	return b.dev.Cancel(b.polls.At(int(i)))
+}
+
+// submit polls slot i again, under the poller's lock: from translate and
+// flush, which run in Wait.
 func (b *afdBackend) submit(i int32) error {
 	sl := b.p.at(i)
 	if err := b.dev.Submit(b.polls.At(int(i)), sl.base, afdEvents(sl.interest), b.p.id(i)); err != nil {
@@ -76,7 +151,7 @@ func (b *afdBackend) remove(i int32) (bool, error) {
 	if !sl.afd.inflight {
 		return true, nil
 	}
-	if err := b.dev.Cancel(b.polls.At(int(i))); err != nil {
+	if err := b.cancel(i); err != nil {
 		return false, err // the poll stays out: still registered
 	}
 	sl.afd.resubmit = false
@@ -92,6 +167,7 @@ func (b *afdBackend) translate(e sockstate.OverlappedEntry) (Event, int32, bool)
 		return Event{}, -1, false
 	}
 	sl.afd.inflight = false
+	sl.afd.cancel = false // what it was wanted for is done
 	b.inflight--
 	poll := b.polls.At(int(i))
 	if sl.state == slotDeleting {

@@ -69,10 +69,16 @@ type Poller struct {
 }
 
 // backend is what differs between the OS mechanisms. Its methods run with
-// p.mu held.
+// p.mu held, but baseHandle.
 type backend interface {
+	// baseHandle returns what arm will need of socket s, found without
+	// p.mu before Add takes it: the AFD backend's base handle, 0 for the
+	// other.
+	baseHandle(s windows.Handle) (windows.Handle, error)
 	// arm registers (or re-registers) slot i with its interest and mode.
-	arm(i int32) error
+	// It may leave its system call to the caller, to be made without
+	// p.mu (see armCall).
+	arm(i int32) (armCall, error)
 	// remove starts the removal of slot i; done means that it is freed
 	// already, with no packet to wait for.
 	remove(i int32) (done bool, err error)

@@ -29,7 +29,16 @@ type psn struct {
 	refuse func(op sockstate.Op) error
 }
 
-func (b *psn) arm(i int32) error {
+// baseHandle: ProcessSocketNotifications takes the socket itself.
+func (b *psn) baseHandle(windows.Handle) (windows.Handle, error) { return 0, nil }
+
+// arm makes its call itself, under the poller's lock: an ENABLE made
+// without it could reach the OS after a REMOVE of the same socket, and
+// register it again for good.
+func (b *psn) arm(i int32) (armCall, error) { return armCall{}, b.enable(i) }
+
+// enable enables slot i with its interest and mode.
+func (b *psn) enable(i int32) error {
 	err := b.apply(b.registration(i))
 	if errors.Is(err, windows.WSAEINVAL) {
 		// The poller's filter and trigger flags are valid: what the OS
@@ -117,7 +126,7 @@ func (b *psn) translate(e sockstate.OverlappedEntry) (Event, int32, bool) {
 			// the OS refuses, it stays disarmed until Modify, which makes
 			// the call again (a packet of the same arming still queued
 			// then goes, as after a report).
-			if err := b.arm(i); err == nil {
+			if err := b.enable(i); err == nil {
 				sl.armed = true
 			}
 		}

@@ -20,10 +20,19 @@ func (p *Poller) Add(s windows.Handle, key uint64, interest Interest, mode Mode)
 	if err := p.lock(); err != nil {
 		return err
 	}
-	defer p.mu.Unlock()
-	if err := check(s, interest, mode); err != nil {
+	err := check(s, interest, mode)
+	p.mu.Unlock()
+	if err != nil {
 		return err
 	}
+	base, err := p.impl.baseHandle(s) // a system call: without the lock
+	if err != nil {
+		return err
+	}
+	if err := p.lock(); err != nil {
+		return err
+	}
+	defer p.mu.Unlock()
 	if _, ok := p.slotOf(s); ok {
 		return fmt.Errorf("poller: Add of socket %#x: %w", uintptr(s), ErrAlreadyRegistered)
 	}
@@ -32,13 +41,22 @@ func (p *Poller) Add(s windows.Handle, key uint64, interest Interest, mode Mode)
 		return err
 	}
 	sl := p.at(i)
-	sl.socket, sl.key, sl.interest, sl.mode, sl.state = s, key, interest, mode, slotActive
-	if err := p.impl.arm(i); err != nil {
+	sl.socket, sl.key, sl.interest, sl.mode, sl.base, sl.state = s, key, interest, mode, base, slotActive
+	id := p.id(i)
+	c, err := p.impl.arm(i)
+	if err != nil {
 		p.release(i)
 		return err
 	}
 	sl.armed = true
 	p.bySocket.Put(uintptr(s), i, (*slotSockets)(p))
+	if err := p.startCall(c); err != nil {
+		if j, cur := p.lookup(id); cur != nil && cur.state == slotActive && !cur.afd.inflight {
+			p.bySocket.Delete(uintptr(s), (*slotSockets)(p))
+			p.release(j)
+		}
+		return err
+	}
 	return nil
 }
 
@@ -66,14 +84,42 @@ func (p *Poller) Modify(s windows.Handle, key uint64, interest Interest, mode Mo
 	// A refused Modify changes nothing: the OS holds the old registration
 	// (or, for a one-shot that has fired, none), and so does the slot, so
 	// that a retry makes the call again.
-	oldKey, oldInterest, oldMode := sl.key, sl.interest, sl.mode
+	oldKey, oldInterest, oldMode, oldArmed := sl.key, sl.interest, sl.mode, sl.armed
 	sl.key, sl.interest, sl.mode = key, interest, mode
-	if err := p.impl.arm(i); err != nil {
+	c, err := p.impl.arm(i)
+	if err != nil {
 		sl.key, sl.interest, sl.mode = oldKey, oldInterest, oldMode
 		return err
 	}
 	sl.armed = true
+	id := p.id(i)
+	if err := p.startCall(c); err != nil {
+		// Put back unless, while the call was made without the lock, the
+		// slot was deleted or armed again.
+		if p.id(i) == id && sl.state == slotActive && !sl.afd.inflight {
+			sl.key, sl.interest, sl.mode, sl.armed = oldKey, oldInterest, oldMode, oldArmed
+		}
+		return err
+	}
 	return nil
+}
+
+// startCall makes the call that arm left, if any, with p.mu released, and
+// settles it: p.mu is held when it is called and when it returns. Close
+// waits for it as for a Wait.
+func (p *Poller) startCall(c armCall) error {
+	if c.b == nil {
+		return nil
+	}
+	p.waiters.Add(1)
+	defer p.waiters.Done()
+	p.mu.Unlock()
+	if beforeStart != nil {
+		beforeStart()
+	}
+	err := c.start()
+	p.mu.Lock()
+	return c.b.settle(c, err)
 }
 
 // Delete removes socket s. It returns at once, also while other goroutines
@@ -131,3 +177,8 @@ func check(s windows.Handle, interest Interest, mode Mode) error {
 	}
 	return nil
 }
+
+// beforeStart, set only by tests, runs in startCall once the lock is
+// released, before the call: the seam for what other goroutines do
+// meanwhile.
+var beforeStart func()

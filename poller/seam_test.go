@@ -27,11 +27,11 @@ type refuseArm struct {
 	calls  int // arms asked for, refused or not
 }
 
-func (r *refuseArm) arm(i int32) error {
+func (r *refuseArm) arm(i int32) (armCall, error) {
 	r.calls++
 	if r.refuse > 0 {
 		r.refuse--
-		return errInjected
+		return armCall{}, errInjected
 	}
 	return r.backend.arm(i)
 }

@@ -1,0 +1,172 @@
+// Copyright 2026 The sockstate Authors. All rights reserved.
+// SPDX-License-Identifier: BSD-3-Clause
+
+//go:build windows
+
+package poller
+
+import (
+	"errors"
+	"testing"
+	"time"
+
+	"golang.org/x/sys/windows"
+
+	"github.com/sockstate/sockstate/internal/sockettest"
+)
+
+// duringStart makes f run once in the next poll start that Add or Modify
+// makes without the poller's lock, before the call.
+func duringStart(t *testing.T, f func()) {
+	once := f
+	beforeStart = func() {
+		if once != nil {
+			g := once
+			once = nil
+			g()
+		}
+	}
+	t.Cleanup(func() { beforeStart = nil })
+}
+
+// firedOneShot returns an AFD poller and a socket registered under key 1
+// as a one-shot that has fired and been drained: a Modify of it starts a
+// poll, without the lock.
+func firedOneShot(t *testing.T) (p *Poller, client, server windows.Handle) {
+	p, err := New(WithBackend(AFD))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { p.Close() })
+	client, server = sockettest.Pair(t)
+	if err := p.Add(server, 1, Readable, OneShotLevel); err != nil {
+		t.Fatal(err)
+	}
+	sockettest.Send(t, client, "x")
+	expect(t, p, 1, Readable)
+	if got := sockettest.Drain(t, server); got != "x" {
+		t.Fatalf("read %q", got)
+	}
+	return p, client, server
+}
+
+// waitFreed runs Waits until the poller has no slot in use.
+func waitFreed(t *testing.T, p *Poller) {
+	t.Helper()
+	for deadline := time.Now().Add(eventually); p.slotsInUse() != 0 && time.Now().Before(deadline); {
+		expectQuiet(t, p, 1, quiet)
+	}
+	if n := p.slotsInUse(); n != 0 {
+		t.Fatalf("%d slots in use after Delete, want 0", n)
+	}
+}
+
+// TestStartUnlocked: on AFD, Add and Modify start their poll without the
+// poller's lock (armCall). What other goroutines do meanwhile is done once
+// the poll is out: a Delete's cancel (the slot is freed with no event for
+// the socket to come), a Modify's new interest (reported), a Close (it
+// waits for the start and takes the poll back). A start that fails after
+// a Delete frees the slot.
+func TestStartUnlocked(t *testing.T) {
+	t.Run("delete", func(t *testing.T) {
+		p, _, server := firedOneShot(t)
+		duringStart(t, func() {
+			if err := p.Delete(server); err != nil {
+				t.Error(err)
+			}
+		})
+		if err := p.Modify(server, 1, Readable, OneShotLevel); err != nil {
+			t.Fatal(err)
+		}
+		waitFreed(t, p) // no data comes: only the cancel brings the poll back
+	})
+	t.Run("modify", func(t *testing.T) {
+		p, _, server := firedOneShot(t)
+		duringStart(t, func() {
+			if err := p.Modify(server, 2, Writable, OneShotLevel); err != nil {
+				t.Error(err)
+			}
+		})
+		if err := p.Modify(server, 1, Readable, OneShotLevel); err != nil {
+			t.Fatal(err)
+		}
+		expect(t, p, 2, Writable) // the readable poll, with no data, is cancelled
+	})
+	t.Run("close", func(t *testing.T) {
+		p, _, server := firedOneShot(t)
+		closed := make(chan error, 1)
+		duringStart(t, func() {
+			go func() { closed <- p.Close() }()
+			time.Sleep(quiet) // Close waits for the start
+			select {
+			case err := <-closed:
+				t.Errorf("Close returned during a start: %v", err)
+			default:
+			}
+		})
+		stranded.Lock()
+		before := len(stranded.polls)
+		stranded.Unlock()
+		if err := p.Modify(server, 1, Readable, OneShotLevel); err != nil {
+			t.Fatal(err)
+		}
+		if err := <-closed; err != nil {
+			t.Fatal(err)
+		}
+		stranded.Lock()
+		defer stranded.Unlock()
+		if len(stranded.polls) != before {
+			t.Error("Close stranded the poll that was starting")
+		}
+	})
+	t.Run("failed-start-delete", func(t *testing.T) {
+		p, _, server := firedOneShot(t)
+		event, err := windows.CreateEvent(nil, 0, 0, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer windows.CloseHandle(event)
+		p.mu.Lock()
+		p.at(p.mustSlot(t, server)).base = event // the start is refused
+		p.mu.Unlock()
+		duringStart(t, func() {
+			if err := p.Delete(server); err != nil {
+				t.Error(err)
+			}
+		})
+		if err := p.Modify(server, 1, Readable, OneShotLevel); err == nil {
+			t.Fatal("a Modify whose poll did not start returned nil")
+		}
+		if n := p.slotsInUse(); n != 0 {
+			t.Errorf("%d slots in use, want 0: no packet will come to free it", n)
+		}
+		if err := p.Delete(server); !errors.Is(err, ErrNotRegistered) {
+			t.Errorf("Delete after Delete: %v, want ErrNotRegistered", err)
+		}
+	})
+	t.Run("failed-start-modify", func(t *testing.T) {
+		p, _, server := firedOneShot(t)
+		event, err := windows.CreateEvent(nil, 0, 0, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer windows.CloseHandle(event)
+		p.mu.Lock()
+		sl := p.at(p.mustSlot(t, server))
+		base := sl.base
+		sl.base = event // the start is refused
+		p.mu.Unlock()
+		duringStart(t, func() {
+			p.mu.Lock()
+			sl.base = base // the Modify that comes now is not
+			p.mu.Unlock()
+			if err := p.Modify(server, 2, Writable, OneShotLevel); err != nil {
+				t.Error(err)
+			}
+		})
+		if err := p.Modify(server, 1, Readable, OneShotLevel); err == nil {
+			t.Fatal("a Modify whose poll did not start returned nil")
+		}
+		expect(t, p, 2, Writable) // the second Modify's, which returned nil
+	})
+}
