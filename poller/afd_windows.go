@@ -30,21 +30,30 @@ type afdSlot struct {
 // with the lock held again: the system call then blocks no other
 // goroutine's Wait, Modify or Add. (Under Wine at 10,000 connections, the
 // call waits for a CPU the wineserver keeps busy, and a lock held across
-// it made the echo server's goroutines queue for it.) The zero value is
-// no call.
+// it made the echo server's goroutines queue for it.) Another goroutine's
+// Wait may dequeue the poll's packet before the call returns: the kernel
+// is done with the poll's memory once it has queued the packet. The zero
+// value is no call.
 type armCall struct {
 	b    *afdBackend
 	poll *afd.Poll
 	id   uintptr
+	// What a failed start puts back: the registration before a Modify,
+	// or none (an Add).
+	add  bool
+	prev settings
+}
+
+// settings are what a Modify changes.
+type settings struct {
+	key      uint64
+	interest Interest
+	mode     Mode
+	armed    bool
 }
 
 // start makes the call, without the poller's lock.
-func (c armCall) start() error {
-	if c.b == nil {
-		return nil
-	}
-	return c.b.dev.Start(c.poll, c.id)
-}
+func (c armCall) start() error { return c.b.dev.Start(c.poll, c.id) }
 
 // afdBackend polls each socket with its own IOCTL_AFD_POLL request. A poll
 // completes once, so Level and Edge submit it again after every event, and
@@ -89,38 +98,65 @@ func (b *afdBackend) arm(i int32) (armCall, error) {
 }
 
 // settle takes back a call of arm that its caller has made, with result
-// err, and returns err. A Delete or Modify that came meanwhile left the
-// cancel of the poll to the last of its starters; if the poll did not
-// start, nothing will come back for it.
+// err. A Delete or Modify that came meanwhile left the cancel of the poll
+// to its last starter, which cancels it now (a refusal, which no caller
+// can be told of, leaves the poll out until the socket has an event or
+// closes; what the Delete or Modify asked for is done then). If the poll
+// did not start, nothing will come back for it: what a Delete or Modify
+// left is done now, and the Modify's interest stands (settle returns nil,
+// as if this call had succeeded before it); else the slot is put back as
+// it was before the call.
 func (b *afdBackend) settle(c armCall, err error) error {
 	i, sl := b.p.lookup(c.id)
 	if sl == nil {
-		return err // it came back, and the slot was freed (its socket closed)
+		return err // it came back, and the slot was freed
 	}
 	sl.afd.starting--
-	if err != nil {
-		sl.afd.inflight = false
-		sl.afd.cancel = false
-		b.inflight--
-		switch {
-		case sl.state == slotDeleting:
-			b.p.release(i)
-		case sl.afd.resubmit: // a Modify's interest, which it promised
-			sl.afd.resubmit = false
-			if err := b.submit(i); err != nil {
-				b.forget(i)
-			}
+	if err == nil {
+		if sl.afd.cancel && sl.afd.starting == 0 && sl.afd.inflight {
+			sl.afd.cancel = false
+			b.dev.Cancel(c.poll)
+		}
+		return nil
+	}
+	sl.afd.inflight = false
+	sl.afd.cancel = false
+	b.inflight--
+	if b.finish(i) {
+		if sl.state == slotActive && sl.afd.inflight {
+			return nil
 		}
 		return err
 	}
-	if sl.afd.cancel && sl.afd.starting == 0 && sl.afd.inflight {
-		sl.afd.cancel = false
-		// Refused, the poll stays out until the socket has an event or
-		// closes; it comes back then, and what the Delete or Modify asked
-		// for is done.
-		b.dev.Cancel(c.poll)
+	if c.add {
+		b.forget(i)
+		return err
 	}
-	return nil
+	sl.key, sl.interest, sl.mode, sl.armed = c.prev.key, c.prev.interest, c.prev.mode, c.prev.armed
+	if sl.armed && !sl.mode.oneShot() {
+		b.rearm = append(b.rearm, c.id) // its poll had come back: the next Wait polls again
+	}
+	return err
+}
+
+// finish does what a Delete or a Modify left to slot i's poll, which has
+// come back or did not start: it frees a deleted slot, or polls for the
+// Modify's interest (if refused, it frees the slot, as a closed
+// socket's). It reports whether either was left.
+func (b *afdBackend) finish(i int32) bool {
+	sl := b.p.at(i)
+	switch {
+	case sl.state == slotDeleting:
+		b.p.release(i)
+	case sl.afd.resubmit:
+		sl.afd.resubmit = false
+		if err := b.submit(i); err != nil {
+			b.forget(i)
+		}
+	default:
+		return false
+	}
+	return true
 }
 
 // cancel cancels slot i's poll, or leaves that to the poll's starters if
@@ -169,18 +205,10 @@ func (b *afdBackend) translate(e sockstate.OverlappedEntry) (Event, int32, bool)
 	sl.afd.inflight = false
 	sl.afd.cancel = false // what it was wanted for is done
 	b.inflight--
+	if b.finish(i) {
+		return Event{}, -1, false
+	}
 	poll := b.polls.At(int(i))
-	if sl.state == slotDeleting {
-		b.p.release(i)
-		return Event{}, -1, false
-	}
-	if sl.afd.resubmit {
-		sl.afd.resubmit = false
-		if err := b.submit(i); err != nil {
-			b.forget(i)
-		}
-		return Event{}, -1, false
-	}
 	got := poll.Events()
 	if got&afd.POLL_LOCAL_CLOSE != 0 || poll.Err() != nil || poll.Cancelled() {
 		b.forget(i) // closed without Delete, or no longer a socket

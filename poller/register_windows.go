@@ -18,7 +18,7 @@ import (
 // handle registered: see Delete.)
 func (p *Poller) Add(s windows.Handle, key uint64, interest Interest, mode Mode) error {
 	if err := p.lock(); err != nil {
-		return err
+		return err // a closed poller refuses all with ErrClosed
 	}
 	err := check(s, interest, mode)
 	p.mu.Unlock()
@@ -42,7 +42,6 @@ func (p *Poller) Add(s windows.Handle, key uint64, interest Interest, mode Mode)
 	}
 	sl := p.at(i)
 	sl.socket, sl.key, sl.interest, sl.mode, sl.base, sl.state = s, key, interest, mode, base, slotActive
-	id := p.id(i)
 	c, err := p.impl.arm(i)
 	if err != nil {
 		p.release(i)
@@ -50,20 +49,16 @@ func (p *Poller) Add(s windows.Handle, key uint64, interest Interest, mode Mode)
 	}
 	sl.armed = true
 	p.bySocket.Put(uintptr(s), i, (*slotSockets)(p))
-	if err := p.startCall(c); err != nil {
-		if j, cur := p.lookup(id); cur != nil && cur.state == slotActive && !cur.afd.inflight {
-			p.bySocket.Delete(uintptr(s), (*slotSockets)(p))
-			p.release(j)
-		}
-		return err
-	}
-	return nil
+	c.add = true
+	return p.startCall(c)
 }
 
 // Modify changes the key, interest or mode of socket s, and re-arms a
 // one-shot registration that has fired. Changing only the key of an armed
 // registration makes no system call. If it returns an error, the
-// registration is as it was: its key, interest and mode, armed or not.
+// registration is as it was: its key, interest and mode, armed or not
+// (or as a Delete or Modify of s that another goroutine made meanwhile
+// left it).
 func (p *Poller) Modify(s windows.Handle, key uint64, interest Interest, mode Mode) error {
 	if err := p.lock(); err != nil {
 		return err
@@ -77,36 +72,31 @@ func (p *Poller) Modify(s windows.Handle, key uint64, interest Interest, mode Mo
 		return ErrNotRegistered
 	}
 	sl := p.at(i)
-	if sl.armed && sl.interest == interest && sl.mode == mode {
+	if sl.armed && sl.interest == interest && sl.mode == mode && sl.afd.starting == 0 {
+		// (Not while another call's poll starts: if that start failed,
+		// the registration would be put back, this key with it.)
 		sl.key = key
 		return nil
 	}
 	// A refused Modify changes nothing: the OS holds the old registration
 	// (or, for a one-shot that has fired, none), and so does the slot, so
 	// that a retry makes the call again.
-	oldKey, oldInterest, oldMode, oldArmed := sl.key, sl.interest, sl.mode, sl.armed
+	prev := settings{sl.key, sl.interest, sl.mode, sl.armed}
 	sl.key, sl.interest, sl.mode = key, interest, mode
 	c, err := p.impl.arm(i)
 	if err != nil {
-		sl.key, sl.interest, sl.mode = oldKey, oldInterest, oldMode
+		sl.key, sl.interest, sl.mode = prev.key, prev.interest, prev.mode
 		return err
 	}
 	sl.armed = true
-	id := p.id(i)
-	if err := p.startCall(c); err != nil {
-		// Put back unless, while the call was made without the lock, the
-		// slot was deleted or armed again.
-		if p.id(i) == id && sl.state == slotActive && !sl.afd.inflight {
-			sl.key, sl.interest, sl.mode, sl.armed = oldKey, oldInterest, oldMode, oldArmed
-		}
-		return err
-	}
-	return nil
+	c.prev = prev
+	return p.startCall(c)
 }
 
 // startCall makes the call that arm left, if any, with p.mu released, and
-// settles it: p.mu is held when it is called and when it returns. Close
-// waits for it as for a Wait.
+// settles it (a failed start puts the slot back as c says): p.mu is held
+// when it is called and when it returns. Close waits for it as for a
+// Wait.
 func (p *Poller) startCall(c armCall) error {
 	if c.b == nil {
 		return nil
@@ -126,7 +116,11 @@ func (p *Poller) startCall(c armCall) error {
 // Wait; the poller frees the registration when the OS confirms. No event of
 // s is dequeued after Delete returns (a Wait that dequeued one just before
 // may still return it). If the OS refuses the removal, Delete returns its
-// error and s stays registered: the call may be made again.
+// error and s stays registered: the call may be made again. (On AFD, a
+// Delete that comes while another goroutine's Add or Modify of s makes its
+// system call leaves the cancel of the poll to that call and returns nil:
+// a refusal then, which cancels of AFD polls are not known to meet, is
+// not reported.)
 //
 // Call it before closesocket. A socket closed without Delete is noticed
 // only on AFD and only while the poller has a poll out for it (Level and

@@ -7,6 +7,7 @@ package poller
 
 import (
 	"errors"
+	"fmt"
 	"testing"
 	"time"
 
@@ -50,6 +51,23 @@ func firedOneShot(t *testing.T) (p *Poller, client, server windows.Handle) {
 	return p, client, server
 }
 
+// refuseStart makes the next poll of socket s's slot refused, its base
+// handle being an event's, and returns the slot and its base handle.
+func refuseStart(t *testing.T, p *Poller, s windows.Handle) (*slot, windows.Handle) {
+	t.Helper()
+	event, err := windows.CreateEvent(nil, 0, 0, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { windows.CloseHandle(event) })
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	sl := p.at(p.mustSlot(t, s))
+	base := sl.base
+	sl.base = event
+	return sl, base
+}
+
 // waitFreed runs Waits until the poller has no slot in use.
 func waitFreed(t *testing.T, p *Poller) {
 	t.Helper()
@@ -66,7 +84,8 @@ func waitFreed(t *testing.T, p *Poller) {
 // the poll is out: a Delete's cancel (the slot is freed with no event for
 // the socket to come), a Modify's new interest (reported), a Close (it
 // waits for the start and takes the poll back). A start that fails after
-// a Delete frees the slot.
+// a Delete frees the slot, and one after a Modify leaves the Modify's
+// registration; else the registration is put back as it was.
 func TestStartUnlocked(t *testing.T) {
 	t.Run("delete", func(t *testing.T) {
 		p, _, server := firedOneShot(t)
@@ -121,14 +140,7 @@ func TestStartUnlocked(t *testing.T) {
 	})
 	t.Run("failed-start-delete", func(t *testing.T) {
 		p, _, server := firedOneShot(t)
-		event, err := windows.CreateEvent(nil, 0, 0, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer windows.CloseHandle(event)
-		p.mu.Lock()
-		p.at(p.mustSlot(t, server)).base = event // the start is refused
-		p.mu.Unlock()
+		refuseStart(t, p, server)
 		duringStart(t, func() {
 			if err := p.Delete(server); err != nil {
 				t.Error(err)
@@ -144,29 +156,62 @@ func TestStartUnlocked(t *testing.T) {
 			t.Errorf("Delete after Delete: %v, want ErrNotRegistered", err)
 		}
 	})
-	t.Run("failed-start-modify", func(t *testing.T) {
-		p, _, server := firedOneShot(t)
-		event, err := windows.CreateEvent(nil, 0, 0, nil)
+	t.Run("failed-start-level", func(t *testing.T) {
+		// A Level socket that has reported waits for the next Wait to
+		// poll it again; a Wait that comes while a Modify's poll starts
+		// passes it by. The Modify fails: the socket is Level as before,
+		// and the next Wait polls it.
+		p, err := New(WithBackend(AFD))
 		if err != nil {
 			t.Fatal(err)
 		}
-		defer windows.CloseHandle(event)
-		p.mu.Lock()
-		sl := p.at(p.mustSlot(t, server))
-		base := sl.base
-		sl.base = event // the start is refused
-		p.mu.Unlock()
+		defer p.Close()
+		client, server := sockettest.Pair(t)
+		if err := p.Add(server, 1, Readable, Level); err != nil {
+			t.Fatal(err)
+		}
+		sockettest.Send(t, client, "x") // not read: Level reports it again
+		expect(t, p, 1, Readable)
+		sl, base := refuseStart(t, p, server)
 		duringStart(t, func() {
-			p.mu.Lock()
-			sl.base = base // the Modify that comes now is not
-			p.mu.Unlock()
-			if err := p.Modify(server, 2, Writable, OneShotLevel); err != nil {
+			if _, err := p.Wait(make([]Event, 8), 0); err != nil {
 				t.Error(err)
 			}
+			p.mu.Lock()
+			sl.base = base // what comes after this start is not refused
+			p.mu.Unlock()
 		})
-		if err := p.Modify(server, 1, Readable, OneShotLevel); err == nil {
+		if err := p.Modify(server, 2, Writable, Level); err == nil {
 			t.Fatal("a Modify whose poll did not start returned nil")
 		}
-		expect(t, p, 2, Writable) // the second Modify's, which returned nil
+		if ev := expect(t, p, 1, Readable); ev&Writable != 0 {
+			t.Errorf("the failed Modify's Writable reported: %v", ev)
+		}
 	})
+	// A Modify that comes while another's poll starts, and the start
+	// fails: the second Modify's registration stands, as if the first had
+	// succeeded before it, also when it changes only the key (which
+	// would otherwise have been put back with the first's).
+	for _, second := range []struct {
+		key      uint64
+		interest Interest
+	}{{2, Writable}, {5, Readable}} {
+		t.Run(fmt.Sprintf("failed-start-modify-%v", second.interest), func(t *testing.T) {
+			p, client, server := firedOneShot(t)
+			sl, base := refuseStart(t, p, server)
+			duringStart(t, func() {
+				p.mu.Lock()
+				sl.base = base // the second Modify's poll is not refused
+				p.mu.Unlock()
+				if err := p.Modify(server, second.key, second.interest, OneShotLevel); err != nil {
+					t.Error(err)
+				}
+			})
+			if err := p.Modify(server, 1, Readable, OneShotLevel); err != nil {
+				t.Errorf("Modify: %v, want nil", err)
+			}
+			sockettest.Send(t, client, "y")
+			expect(t, p, second.key, second.interest)
+		})
+	}
 }

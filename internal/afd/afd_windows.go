@@ -92,7 +92,7 @@ func Open(port windows.Handle, key uintptr) (*Device, error) {
 // arrive on the port.
 func (d *Device) Close() error { return windows.CloseHandle(d.h) }
 
-// Poll is one poll request. Its memory belongs to the kernel from Submit
+// Poll is one poll request. Its memory belongs to the kernel from Start
 // until its completion packet is dequeued: keep it referenced (so that the
 // garbage collector does not free it) and do not reuse it before then.
 type Poll struct {
