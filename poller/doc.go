@@ -23,7 +23,11 @@
 // costs no system call. A slot is reused only after the OS has confirmed
 // that its registration is gone, and packets of a deleted registration
 // ([Poller.Delete]) never reach the caller. [Poller.Wake] makes one Wait
-// return. Close every Poller ([Poller.Close]): on AFD the kernel writes to
+// return. On AFD, Add and Modify make their system call without the
+// poller's lock, so that one goroutine's call does not hold up another's
+// Wait or Modify; the re-arming of Level and Edge sockets that a Wait does
+// before it blocks, and every call on ProcessSocketNotifications (where an
+// ENABLE must not overtake a REMOVE), are made under it. Close every Poller ([Poller.Close]): on AFD the kernel writes to
 // the poller's memory until each poll comes back, and Close waits for that.
 //
 // Leave the runtime a P: run fewer goroutines in Wait than GOMAXPROCS.
@@ -39,11 +43,12 @@
 // README's "Connection scale" measures it under Wine ("scripts/bench.sh
 // conns": one echo server at GOMAXPROCS 3, 2 and 1 on 2 goroutines): with
 // 1,000 connections all echoing, one P cost a fifth to a little over half
-// of the throughput in each of eight runs (in one of them the goroutines
+// of the throughput in each of ten runs (in one of them the goroutines
 // were locked to their threads), and a P to spare cut the runtime's own
-// Wine requests in the four runs that counted them; between 2 and 3 Ps the
+// Wine requests in the five runs that counted them; between 2 and 3 Ps the
 // throughput is not settled, and with 10,000 mostly idle, one P served best
-// in seven runs of the eight.
+// in seven of the eight runs made while Add and Modify held the poller's
+// lock across their system call, and in neither of the two since.
 //
 // Locking a goroutine that loops on Wait to its thread
 // (runtime.LockOSThread) is a trade, not a rule. Unlocked, it moves between
@@ -57,7 +62,9 @@
 // connections all echoing its median throughput was 0.79 and 0.83 of the
 // unlocked one's, some rounds running at two thirds of it and others as
 // fast. In three later runs of "scripts/bench.sh conns" it was 0.99 to
-// 1.01 of it at 1,000, and faster at 10,000 each time (1.12 to 1.34). The
+// 1.01 of it at 1,000, and faster at 10,000 each time (1.12 to 1.34); in
+// the two since Add and Modify start their poll without the poller's
+// lock, 0.71 of it at 1,000 and 1.14 and 1.19 times it at 10,000. The
 // echo server does not lock.
 //
 // Differences between the backends, where the OS leaves no choice:

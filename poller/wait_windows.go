@@ -38,12 +38,14 @@ import (
 // runtime takes the processor in those calls, even with one to spare.
 // Under Wine at 10,000 connections, where every call waits for a CPU that
 // the wineserver keeps busy, that is how it took the echo server's in
-// about half of its system calls at GOMAXPROCS 3, its handling of a
+// three quarters of its system calls at GOMAXPROCS 3, its handling of a
 // Wait's events lasting that long (the scheduling pass of
-// "scripts/bench.sh conns"; README, "Connection scale"). With no processor
-// to spare (GOMAXPROCS 1 there) it takes it whatever the yields. A yield
-// in Modify too, tried ad hoc at GOMAXPROCS 3, kept the processor and made
-// that echo slower.
+// "scripts/bench.sh conns"; README, "Connection scale"; about half while
+// Modify held the poller's lock across its call, when a goroutine that
+// waited for the lock passed through the scheduler). With no processor to
+// spare (GOMAXPROCS 1 there) it takes it whatever the yields. A yield in
+// Modify too, tried ad hoc at GOMAXPROCS 3 (with that lock and without),
+// made that echo slower.
 //
 // "scripts/bench.sh yield" runs BenchmarkWaitYield with the yield and
 // without it. In one run (10 rounds, under Wine pinned to one CPU) a Wait
