@@ -48,7 +48,7 @@
 // Wine requests in the five runs that counted them; between 2 and 3 Ps the
 // throughput is not settled, and with 10,000 mostly idle, one P served best
 // in seven of the eight runs made while Add and Modify held the poller's
-// lock across their system call, and in neither of the two since.
+// lock across their system call, and led in neither of the two since.
 //
 // Locking a goroutine that loops on Wait to its thread
 // (runtime.LockOSThread) is a trade, not a rule. Unlocked, it moves between
@@ -57,7 +57,9 @@
 // "Connection scale" runs the echo server both ways ("scripts/bench.sh
 // conns": go unlocked, gol locked): locked, the server process's CPU a
 // message at 10,000 mostly idle connections was about a quarter lower in
-// two runs, but on a CPU it shared, saturated, with Wine's server, and its
+// two runs (3 and 5% lower in the two since Add and Modify start their
+// poll without the poller's lock), but on a CPU it shared, saturated, with
+// Wine's server, and its
 // messages a second rose in one run and fell in the other; at 1,000
 // connections all echoing its median throughput was 0.79 and 0.83 of the
 // unlocked one's, some rounds running at two thirds of it and others as

@@ -41,7 +41,7 @@ import (
 // three quarters of its system calls at GOMAXPROCS 3, its handling of a
 // Wait's events lasting that long (the scheduling pass of
 // "scripts/bench.sh conns"; README, "Connection scale"; about half while
-// Modify held the poller's lock across its call, when a goroutine that
+// Modify held the poller's lock across its call, likely as a goroutine that
 // waited for the lock passed through the scheduler). With no processor to
 // spare (GOMAXPROCS 1 there) it takes it whatever the yields. A yield in
 // Modify too, tried ad hoc at GOMAXPROCS 3 (with that lock and without),
