@@ -104,10 +104,12 @@ func (p *Poller) startCall(c armCall) error {
 	p.waiters.Add(1)
 	defer p.waiters.Done()
 	p.mu.Unlock()
-	if beforeStart != nil {
-		beforeStart()
+	var err error
+	if startHook != nil {
+		err = startHook(c.start)
+	} else {
+		err = c.start()
 	}
-	err := c.start()
 	p.mu.Lock()
 	return c.b.settle(c, err)
 }
@@ -172,7 +174,7 @@ func check(s windows.Handle, interest Interest, mode Mode) error {
 	return nil
 }
 
-// beforeStart, set only by tests, runs in startCall once the lock is
-// released, before the call: the seam for what other goroutines do
-// meanwhile.
-var beforeStart func()
+// startHook, set only by tests, makes startCall's call (start) once the
+// lock is released: the seam for what other goroutines do before the
+// call and after it, before it is settled.
+var startHook func(start func() error) error

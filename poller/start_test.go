@@ -19,15 +19,22 @@ import (
 // duringStart makes f run once in the next poll start that Add or Modify
 // makes without the poller's lock, before the call.
 func duringStart(t *testing.T, f func()) {
-	once := f
-	beforeStart = func() {
-		if once != nil {
-			g := once
-			once = nil
-			g()
-		}
+	hookStart(t, func(start func() error) error { f(); return start() })
+}
+
+// afterStart makes f run once in the next poll start, after the call and
+// before it is settled.
+func afterStart(t *testing.T, f func()) {
+	hookStart(t, func(start func() error) error { err := start(); f(); return err })
+}
+
+// hookStart makes the next poll start through h, once.
+func hookStart(t *testing.T, h func(start func() error) error) {
+	startHook = func(start func() error) error {
+		startHook = nil
+		return h(start)
 	}
-	t.Cleanup(func() { beforeStart = nil })
+	t.Cleanup(func() { startHook = nil })
 }
 
 // firedOneShot returns an AFD poller and a socket registered under key 1
@@ -83,7 +90,8 @@ func waitFreed(t *testing.T, p *Poller) {
 // poller's lock (armCall). What other goroutines do meanwhile is done once
 // the poll is out: a Delete's cancel (the slot is freed with no event for
 // the socket to come), a Modify's new interest (reported), a Close (it
-// waits for the start and takes the poll back). A start that fails after
+// waits for the start and takes the poll back), also when a Wait has
+// taken the poll's packet before the start is settled. A start that fails after
 // a Delete frees the slot, and one after a Modify leaves the Modify's
 // registration; else the registration is put back as it was.
 func TestStartUnlocked(t *testing.T) {
@@ -137,6 +145,40 @@ func TestStartUnlocked(t *testing.T) {
 		if len(stranded.polls) != before {
 			t.Error("Close stranded the poll that was starting")
 		}
+	})
+	t.Run("packet-before-settle", func(t *testing.T) {
+		// A Wait takes the poll's packet before its start is settled:
+		// the one-shot reports once, and is re-armed by the next Modify.
+		p, client, server := firedOneShot(t)
+		sockettest.Send(t, client, "y") // the poll completes as it starts
+		afterStart(t, func() { expect(t, p, 1, Readable) })
+		if err := p.Modify(server, 1, Readable, OneShotLevel); err != nil {
+			t.Fatal(err)
+		}
+		expectQuiet(t, p, 1, quiet)
+		if err := p.Modify(server, 1, Readable, OneShotLevel); err != nil {
+			t.Fatal(err)
+		}
+		expect(t, p, 1, Readable) // "y" is still unread
+	})
+	t.Run("modify-before-settle", func(t *testing.T) {
+		// A Modify comes after the start and leaves the cancel to it; a
+		// Wait then takes the started poll's packet, which brings the
+		// Modify's poll: once that is out, the settle cancels nothing.
+		p, client, server := firedOneShot(t)
+		afterStart(t, func() { // the writable poll has completed as it started
+			if err := p.Modify(server, 2, Readable, OneShotLevel); err != nil {
+				t.Error(err)
+			}
+			if n, err := p.Wait(make([]Event, 8), quiet); n != 0 || err != nil {
+				t.Errorf("the cancelled poll's packet: Wait gave (%d, %v), want no event", n, err)
+			}
+		})
+		if err := p.Modify(server, 1, Writable, OneShotLevel); err != nil {
+			t.Fatal(err)
+		}
+		sockettest.Send(t, client, "y")
+		expect(t, p, 2, Readable)
 	})
 	t.Run("failed-start-delete", func(t *testing.T) {
 		p, _, server := firedOneShot(t)
