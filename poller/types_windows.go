@@ -7,7 +7,10 @@ import "fmt"
 
 // Interest is what a registration waits for, and, in an Event, what
 // happened. Error is always reported, whatever the interest; asking for
-// Error alone (or for 0) waits for errors only.
+// Error alone (or for 0) waits for errors only. Under Wine (8.0, on AFD)
+// a peer's close that follows data is reported to HangUp alone only once
+// that data is read; whether Windows does the same is not known. Ask for
+// Readable|HangUp to learn of data and close at once.
 type Interest uint8
 
 const (
