@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"sync"
 	"sync/atomic"
-	"time"
 
 	"golang.org/x/sys/windows"
 
@@ -62,10 +61,7 @@ type Poller struct {
 	// each makes a Wait that starts return at once.
 	spareWakes int
 	waits      uint64 // Waits started: each Wait's number
-	// When the poller was made, and when, in nanoseconds since then, a
-	// Wait last yielded the processor: see yieldEvery.
-	start     time.Time
-	lastYield atomic.Int64
+	yields     yields // when the threads that call the poller last yielded
 }
 
 // backend is what differs between the OS mechanisms. Its methods run with
@@ -95,7 +91,7 @@ type backend interface {
 
 // New returns a Poller on a new I/O completion port.
 func New(opts ...Option) (*Poller, error) {
-	p := &Poller{start: time.Now()}
+	p := &Poller{}
 	for _, o := range opts {
 		o(p)
 	}

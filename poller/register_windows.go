@@ -15,8 +15,10 @@ import (
 // matching ErrAlreadyRegistered, as epoll refuses it with EEXIST: a second
 // Add is usually a slip in the caller's bookkeeping. Modify is the way to
 // change a registration. (A socket closed without Delete may keep its
-// handle registered: see Delete.)
+// handle registered: see Delete.) Like Wait, it may first yield the
+// processor.
 func (p *Poller) Add(s windows.Handle, key uint64, interest Interest, mode Mode) error {
+	p.yield() // see yieldEvery
 	if err := p.lock(); err != nil {
 		return err // a closed poller refuses all with ErrClosed
 	}
@@ -58,8 +60,9 @@ func (p *Poller) Add(s windows.Handle, key uint64, interest Interest, mode Mode)
 // registration makes no system call. If it returns an error, the
 // registration is as it was: its key, interest and mode, armed or not
 // (or as a Delete or Modify of s that another goroutine made meanwhile
-// left it).
+// left it). Like Wait, it may first yield the processor.
 func (p *Poller) Modify(s windows.Handle, key uint64, interest Interest, mode Mode) error {
+	p.yield() // see yieldEvery
 	if err := p.lock(); err != nil {
 		return err
 	}
@@ -133,8 +136,9 @@ func (p *Poller) startCall(c armCall) error {
 // meanwhile. So after closing a socket without Delete, call Delete with
 // its handle before adding a socket that may have been given the same
 // handle: it returns nil, or ErrNotRegistered if the poller has noticed
-// the close already.
+// the close already. Like Wait, it may first yield the processor.
 func (p *Poller) Delete(s windows.Handle) error {
+	p.yield() // see yieldEvery
 	if err := p.lock(); err != nil {
 		return err
 	}

@@ -7,53 +7,12 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"runtime"
 	"time"
 
 	"golang.org/x/sys/windows"
 
 	"github.com/sockstate/sockstate"
 )
-
-// yieldEvery is how often, at most, a Wait yields the processor
-// (runtime.Gosched) before it calls the OS, when Waits are that frequent.
-// It is a variable only so that BenchmarkWaitYield can turn the yield off
-// (DisableYield, in a _test.go file); nothing else sets it.
-//
-// Go's runtime preempts a goroutine that has run 10 ms without passing
-// through its scheduler, and a goroutine that loops on Wait and handles the
-// events with system calls never passes through it. When the preemption
-// finds that goroutine in a system call, the runtime takes its processor
-// and hands it to another thread, and its monitor thread goes back to
-// waking every 20 µs, in timers that under Wine are Wine server requests,
-// kernel round trips. A Gosched every 5 ms or more often keeps the
-// preemption away from a goroutine that comes back to Wait that often;
-// with nothing else to run it costs no system call, and with idle
-// processors it wakes one thread at most. The pace is the poller's: with k
-// Waits under way, one of them yields every 5/k ms, so that each of k
-// goroutines looping on the poller still yields about every 5 ms.
-//
-// The yield does not reach a goroutine that holds its processor 10 ms or
-// more between two Waits, handling their events with system calls: the
-// runtime takes the processor in those calls, even with one to spare.
-// Under Wine at 10,000 connections, where every call waits for a CPU that
-// the wineserver keeps busy, that is how it took the echo server's in
-// three quarters of its system calls at GOMAXPROCS 3, its handling of a
-// Wait's events lasting that long (the scheduling pass of
-// "scripts/bench.sh conns"; README, "Connection scale"; about half while
-// Modify held the poller's lock across its call, likely as a goroutine that
-// waited for the lock passed through the scheduler). With no processor to
-// spare (GOMAXPROCS 1 there) it takes it whatever the yields. A yield in
-// Modify too, tried ad hoc at GOMAXPROCS 3 (with that lock and without),
-// made that echo slower.
-//
-// "scripts/bench.sh yield" runs BenchmarkWaitYield with the yield and
-// without it. In one run (10 rounds, under Wine pinned to one CPU) a Wait
-// among 10 and among 1,000 idle sockets made 4.0 and 3.9 requests with the
-// yield, the C loop's 4 ("scripts/bench.sh requests"), and 5.9 and 7.8
-// without it; it took 97 µs against 114 µs among 10 (p=0.007), and among
-// 1,000 the same time either way (127 µs, p=0.80).
-var yieldEvery = 5 * time.Millisecond
 
 // Wait waits up to timeout (forever if negative) for events, fills events
 // with them and returns how many. It blocks at most once: after the first
@@ -62,10 +21,10 @@ var yieldEvery = 5 * time.Millisecond
 // the OS. It returns 0 and a nil error on a timeout, n (maybe 0) and a nil
 // error when a Wake releases it, and ErrClosed once the poller is closed.
 // It does not allocate when it returns events. Before it calls the OS it
-// may yield the processor (runtime.Gosched), about once every 5 ms in a
-// goroutine that loops on Wait, which keeps Go's runtime from taking the
-// processor away from it in a system call while it comes back to Wait
-// within 10 ms and a processor is spare (see yieldEvery).
+// yields the processor (runtime.Gosched) if its thread has not for 5 ms, as
+// Add, Modify and Delete do, which keeps Go's runtime from taking the
+// processor away from a goroutine in a system call while it calls the
+// poller at least every 10 ms and a processor is spare (see yieldEvery).
 func (p *Poller) Wait(events []Event, timeout time.Duration) (int, error) {
 	if err := p.lock(); err != nil {
 		return 0, err
@@ -89,7 +48,8 @@ func (p *Poller) Wait(events []Event, timeout time.Duration) (int, error) {
 	defer p.waiters.Done()
 	defer p.waiting.Add(-1)
 
-	now := p.yield(time.Now())
+	p.yield()
+	now := time.Now()
 	var raw [64]sockstate.OverlappedEntry
 	deadline := now.Add(timeout)
 	n := 0
@@ -132,19 +92,6 @@ func (p *Poller) Wait(events []Event, timeout time.Duration) (int, error) {
 			return 0, nil
 		}
 	}
-}
-
-// yield calls runtime.Gosched if no Wait has for yieldEvery divided by the
-// Waits under way. It returns the time: now, or the time after Gosched.
-func (p *Poller) yield(now time.Time) time.Time {
-	t := int64(now.Sub(p.start))
-	last := p.lastYield.Load()
-	every := int64(yieldEvery) / int64(max(1, p.waiting.Load()))
-	if t-last < every || !p.lastYield.CompareAndSwap(last, t) {
-		return now
-	}
-	runtime.Gosched()
-	return time.Now()
 }
 
 // deliver turns dequeued packets into events. A Wait consumes at most one

@@ -303,8 +303,8 @@ conns_requests() {
 # $conns_sched connections with 1% echoing, its active phase traced by Go's
 # runtime; prints, per echoed message, the system calls of its goroutines
 # that wait and serve, those in which the runtime took their P and what
-# the trace shows at that moment (scripts/sched.awk), and the yields of
-# their Waits.
+# the trace shows at that moment (scripts/sched.awk), and the poller's
+# yields in their calls.
 conns_scheduling() {
 	((conns_sched > 0)) || return 0
 	local server servers=()
@@ -331,7 +331,7 @@ conns_scheduling() {
 	{ msgs[$1] = $2; for (i = 3; i <= NF; i++) { split($i, kv, "="); v[$1, kv[1]] = kv[2] } }
 	END {
 		rows = split("syscalls|lost|wanted|long-call|long-run|handling|other|yields", keys, "|")
-		split("system calls|of which the runtime took the P|- no P idle, or a goroutine runnable|- else the call 10 ms old|- else the P held 10 ms without the scheduler|  - the last Wait 10 ms back or more|- else|yields of Wait (runtime.Gosched)", names, "|")
+		split("system calls|of which the runtime took the P|- no P idle, or a goroutine runnable|- else the call 10 ms old|- else the P held 10 ms without the scheduler|  - the last Wait 10 ms back or more|- else|yields of the poller (runtime.Gosched)", names, "|")
 		print header("a message")
 		for (k = 1; k <= rows; k++) {
 			row = "| " names[k] " |"

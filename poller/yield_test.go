@@ -1,0 +1,183 @@
+// Copyright 2026 The sockstate Authors. All rights reserved.
+// SPDX-License-Identifier: BSD-3-Clause
+
+//go:build windows
+
+package poller
+
+import (
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"golang.org/x/sys/windows"
+
+	"github.com/sockstate/sockstate/internal/sockettest"
+)
+
+// fakeYields sets, until t ends, the yields' clock to the one returned and
+// counts the yields by thread, without yielding.
+func fakeYields(t *testing.T) (clock *atomic.Int64, yieldsOf func(tid uint32) int) {
+	clock = new(atomic.Int64)
+	var mu sync.Mutex
+	n := map[uint32]int{}
+	oldGosched, oldMonotonic := gosched, monotonic
+	gosched = func() {
+		mu.Lock()
+		n[windows.GetCurrentThreadId()]++
+		mu.Unlock()
+	}
+	monotonic = clock.Load
+	t.Cleanup(func() { gosched, monotonic = oldGosched, oldMonotonic })
+	return clock, func(tid uint32) int {
+		mu.Lock()
+		defer mu.Unlock()
+		return n[tid]
+	}
+}
+
+// thread runs functions on one thread of its own.
+type thread struct {
+	run  chan func()
+	done chan uint32
+}
+
+// newThread starts a thread that ends with t.
+func newThread(t *testing.T) *thread {
+	th := &thread{make(chan func()), make(chan uint32)}
+	go func() {
+		runtime.LockOSThread() // for good: the thread ends with the goroutine
+		for f := range th.run {
+			f()
+			th.done <- windows.GetCurrentThreadId()
+		}
+	}()
+	t.Cleanup(func() { close(th.run) })
+	return th
+}
+
+// do runs f on the thread and returns the thread's ID.
+func (th *thread) do(f func()) uint32 {
+	th.run <- f
+	return <-th.done
+}
+
+// TestYieldEachThread checks that each thread that calls the poller yields
+// once every yieldEvery of its own, with another thread calling it side by
+// side: under a pace shared by all callers, as Wait's was, each of two
+// threads that alternate would yield half as often, and the runtime would
+// take their processors. The clock is the test's: a step is 1 ms, each
+// thread calls once a step, and a thread is entered at its first call as
+// one that has just yielded, so each yields at steps 6, 11 and 16 of 20.
+func TestYieldEachThread(t *testing.T) {
+	registered := func(t *testing.T, p *Poller, s windows.Handle) {
+		if err := p.Add(s, 1, Readable, OneShotLevel); err != nil {
+			t.Fatal(err)
+		}
+	}
+	calls := []struct {
+		name string
+		// prep makes the call possible at each step, on the test's
+		// goroutine; call is the call, on the thread.
+		prep func(t *testing.T, p *Poller, s windows.Handle, step int)
+		call func(p *Poller, s windows.Handle) error
+	}{
+		{"Wait", nil, func(p *Poller, s windows.Handle) error {
+			var events [1]Event
+			_, err := p.Wait(events[:], 0)
+			return err
+		}},
+		{"Modify", func(t *testing.T, p *Poller, s windows.Handle, step int) {
+			if step == 1 {
+				registered(t, p, s)
+			}
+		}, func(p *Poller, s windows.Handle) error {
+			return p.Modify(s, 2, Readable, OneShotLevel) // the key only
+		}},
+		{"Add", func(t *testing.T, p *Poller, s windows.Handle, step int) {
+			if step > 1 {
+				if err := p.Delete(s); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}, func(p *Poller, s windows.Handle) error {
+			return p.Add(s, 1, Readable, OneShotLevel)
+		}},
+		{"Delete", func(t *testing.T, p *Poller, s windows.Handle, step int) {
+			registered(t, p, s)
+		}, func(p *Poller, s windows.Handle) error {
+			return p.Delete(s)
+		}},
+	}
+	const steps, want = 20, 3
+	for _, c := range calls {
+		t.Run(c.name, func(t *testing.T) {
+			forEachBackend(t, func(t *testing.T, p *Poller) {
+				clock, yieldsOf := fakeYields(t)
+				var threads [2]*thread
+				var sockets [2]windows.Handle
+				var tids [2]uint32
+				for i := range threads {
+					threads[i] = newThread(t)
+					_, sockets[i] = sockettest.Pair(t)
+				}
+				for step := 1; step <= steps; step++ {
+					clock.Store(int64(step) * int64(time.Millisecond))
+					for i, th := range threads {
+						if c.prep != nil {
+							c.prep(t, p, sockets[i], step)
+						}
+						var err error
+						tids[i] = th.do(func() { err = c.call(p, sockets[i]) })
+						if err != nil {
+							t.Fatalf("step %d, thread %d: %v", step, i, err)
+						}
+					}
+				}
+				for i, tid := range tids {
+					if got := yieldsOf(tid); got != want {
+						t.Errorf("thread %d yielded %d times in %d ms, want %d (every %v)", i, got, steps, want, yieldEvery)
+					}
+				}
+			})
+		})
+	}
+}
+
+// TestYieldTable checks the table of threads: a thread is due yieldEvery
+// after its entry or its last yield, and one that no longer fits is entered
+// again as having just yielded: its yield comes late, never early.
+func TestYieldTable(t *testing.T) {
+	const ms = int64(time.Millisecond)
+	every := int64(yieldEvery)
+	var y yields
+	for tid := range uint32(passThreads) {
+		if y.due(tid, int64(tid)*ms) {
+			t.Fatalf("thread %d due at its entry", tid)
+		}
+	}
+	if y.due(0, every-ms) || !y.due(0, every) {
+		t.Fatalf("thread 0, entered at 0, not due from %v on", yieldEvery)
+	}
+	y.passed(0, every)
+	if y.due(0, 2*every-1) || !y.due(0, 2*every) {
+		t.Fatalf("thread 0, yielded at %v, not due %v later", yieldEvery, yieldEvery)
+	}
+	// A thread more takes the place of thread 1, entered at 1 ms, the
+	// oldest; thread 1 is entered again when it comes back.
+	at := 100 * ms
+	if y.due(passThreads, at) {
+		t.Fatal("a thread more due at its entry")
+	}
+	if !y.due(2, at) {
+		t.Fatal("thread 2 pushed out instead of thread 1")
+	}
+	if y.due(1, at+ms) {
+		t.Fatal("thread 1, pushed out, due when it comes back: it would yield early")
+	}
+	if !y.due(1, at+ms+every) {
+		t.Fatalf("thread 1, entered again, not due %v later", yieldEvery)
+	}
+}
