@@ -39,12 +39,20 @@ import (
 //
 // A goroutine that spends 10 ms or more between two calls of the poller,
 // in system calls of its own, can still lose its processor in them: the
-// poller yields in its own calls only. With no processor to spare
-// (GOMAXPROCS 1 under load) the runtime takes it whatever the yields.
+// poller yields in its own calls only. And with no processor idle the
+// runtime takes one from any call it sees on two of its monitor's ticks,
+// yields or not; the yields keep those ticks up to 10 ms apart, where each
+// taking would bring them back to 20 µs.
 //
+// "scripts/bench.sh conns" counts, in its scheduling pass, the calls whose
+// processor the runtime took and the yields, a message of its echo server
+// at 10,000 connections with 1% echoing under Wine: in the run at 86a8da9
+// the runtime took it in 0.013 of the goroutines' calls a message at
+// GOMAXPROCS 3 (2.37 at 4571446, with Wait's one pace for all callers),
+// with 0.68 yields; at GOMAXPROCS 1 in 2.65 (2.80), all with no processor
+// idle. The README's "Connection scale" has what that did to the CPU.
 // "scripts/bench.sh yield" runs BenchmarkWaitYield with the yield and
-// without it; "scripts/bench.sh conns" counts, in its scheduling pass, the
-// calls whose processor the runtime took and the yields, a message.
+// without it.
 var yieldEvery = 5 * time.Millisecond
 
 // passThreads is how many threads the poller remembers a yield of: more

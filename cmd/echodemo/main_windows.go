@@ -52,9 +52,9 @@ func main() {
 	messages := flag.Int("messages", 1000, "messages each client sends (1 to 1000000; clients x messages at most 10000000)")
 	size := flag.Int("size", 64, "bytes a message (1 to 65536)")
 	backendName := flag.String("backend", "Auto", "poller backend: Auto, AFD or SocketNotifications (any case)")
-	// One less than GOMAXPROCS: the poller's package documentation asks
-	// for a P more than the goroutines that wait. At GOMAXPROCS=1 the one
-	// goroutine has no P to spare: run it with GOMAXPROCS=2 or more.
+	// One less than GOMAXPROCS, at least one: in the README's 10-client
+	// echo at GOMAXPROCS=2 one goroutine ran faster than two (the poller's
+	// package documentation weighs the Ps).
 	goroutines := flag.Int("goroutines", max(1, runtime.GOMAXPROCS(0)-1), "server goroutines waiting on the poller (1 to 256)")
 	idle := flag.Int("idle", 1000, "idle connections whose memory is measured at the end (0 to 10000; under Wine 0 to 3000; 0: none)")
 	flag.Parse()

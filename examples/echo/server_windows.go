@@ -45,8 +45,8 @@ type Server struct {
 }
 
 // Listen starts an echo server on 127.0.0.1 with the given poller backend
-// and number of goroutines. Run it with GOMAXPROCS above goroutines: the
-// poller's package documentation says why.
+// and number of goroutines. How many Ps (GOMAXPROCS) to give them the
+// poller's package documentation weighs.
 func Listen(backend poller.Backend, goroutines int) (*Server, error) {
 	if goroutines < 1 {
 		return nil, fmt.Errorf("echo: %d goroutines", goroutines)
