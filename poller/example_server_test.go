@@ -25,8 +25,8 @@ import (
 // listener's events drive accept; at the end of a stream the connection is
 // deleted and closed; once every client is served, Close wakes every
 // goroutine, whose Wait returns ErrClosed. The server of cmd/echodemo is
-// built the same way. (4 goroutines wait here, to exercise them; a server
-// runs fewer than GOMAXPROCS, as the package documentation asks.)
+// built the same way. (4 goroutines wait here, to exercise them; the
+// package documentation weighs how many Ps to give a server's.)
 func Example_multiThreadedServer() {
 	got, err := multiThreadedServer(100, 10, 4)
 	if err != nil {

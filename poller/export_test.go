@@ -11,9 +11,9 @@ import (
 	"time"
 )
 
-// DisableYield keeps every Wait from yielding the processor (yieldEvery)
-// until tb ends, for BenchmarkWaitYield. It is in a _test.go file: a user's
-// build has no way to change yieldEvery.
+// DisableYield keeps the poller's calls from yielding the processor
+// (yieldEvery) until tb ends, for BenchmarkWaitYield. It is in a _test.go
+// file: a user's build has no way to change yieldEvery.
 func DisableYield(tb testing.TB) {
 	old := yieldEvery
 	yieldEvery = time.Duration(math.MaxInt64)

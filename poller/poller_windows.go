@@ -91,7 +91,7 @@ type backend interface {
 
 // New returns a Poller on a new I/O completion port.
 func New(opts ...Option) (*Poller, error) {
-	p := &Poller{}
+	p := &Poller{yields: yields{threads: make([]yieldThread, 0, yieldRoom)}}
 	for _, o := range opts {
 		o(p)
 	}

@@ -20,12 +20,14 @@ import (
 // waiting, until events is full, so a Wait is not limited to one batch of
 // the OS. It returns 0 and a nil error on a timeout, n (maybe 0) and a nil
 // error when a Wake releases it, and ErrClosed once the poller is closed.
-// It does not allocate when it returns events. Before it calls the OS it
-// yields the processor (runtime.Gosched) if its thread has not for 5 ms, as
-// Add, Modify and Delete do, which keeps Go's runtime from taking the
-// processor away from a goroutine in a system call while it calls the
-// poller at least every 10 ms and a processor is spare (see yieldEvery).
+// It does not allocate when it returns events. It starts by yielding the
+// processor (runtime.Gosched) if its thread has not for 5 ms, as Add,
+// Modify and Delete do, also when it then returns an error, which keeps
+// Go's runtime from taking the processor away from a goroutine in a system
+// call while it calls the poller at least every 5 ms and a processor is
+// spare (see yieldEvery).
 func (p *Poller) Wait(events []Event, timeout time.Duration) (int, error) {
+	p.yield() // see yieldEvery
 	if err := p.lock(); err != nil {
 		return 0, err
 	}
@@ -48,7 +50,6 @@ func (p *Poller) Wait(events []Event, timeout time.Duration) (int, error) {
 	defer p.waiters.Done()
 	defer p.waiting.Add(-1)
 
-	p.yield()
 	now := time.Now()
 	var raw [64]sockstate.OverlappedEntry
 	deadline := now.Add(timeout)

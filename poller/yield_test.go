@@ -66,9 +66,8 @@ func (th *thread) do(f func()) uint32 {
 
 // TestYieldEachThread checks that each thread that calls the poller yields
 // once every yieldEvery of its own, with another thread calling it side by
-// side: under a pace shared by all callers, as Wait's was, each of two
-// threads that alternate would yield half as often, and the runtime would
-// take their processors. The clock is the test's: a step is 1 ms, each
+// side: under one pace for all callers (a table of one entry), the second
+// thread would never yield, and the runtime would take its processor. The clock is the test's: a step is 1 ms, each
 // thread calls once a step, and a thread is entered at its first call as
 // one that has just yielded, so each yields at steps 6, 11 and 16 of 20.
 func TestYieldEachThread(t *testing.T) {
@@ -147,37 +146,52 @@ func TestYieldEachThread(t *testing.T) {
 }
 
 // TestYieldTable checks the table of threads: a thread is due yieldEvery
-// after its entry or its last yield, and one that no longer fits is entered
-// again as having just yielded: its yield comes late, never early.
+// after its entry or its last yield, with any number of threads taking
+// turns (a table that made room by pushing the most overdue thread out and
+// entering the newcomer as just yielded would let none of them yield); an
+// entry goes to another thread only once its own has not called for
+// staleAfter, and a thread that comes back then is entered again, as just
+// yielded: late, never early.
 func TestYieldTable(t *testing.T) {
 	const ms = int64(time.Millisecond)
 	every := int64(yieldEvery)
-	var y yields
-	for tid := range uint32(passThreads) {
-		if y.due(tid, int64(tid)*ms) {
-			t.Fatalf("thread %d due at its entry", tid)
+	y := yields{threads: make([]yieldThread, 0, yieldRoom)}
+	const n = 3 * yieldRoom // more than the table has room for
+	var now int64
+	for round := int64(0); round <= 2*every/ms; round++ {
+		now = round * ms
+		for tid := range uint32(n) {
+			want := round > 0 && round%(every/ms) == 0
+			if got := y.due(tid, now); got != want {
+				t.Fatalf("thread %d of %d at %d ms: due %v, want %v", tid, n, round, got, want)
+			}
+			if want {
+				y.passed(tid, tid, now)
+			}
 		}
 	}
-	if y.due(0, every-ms) || !y.due(0, every) {
-		t.Fatalf("thread 0, entered at 0, not due from %v on", yieldEvery)
+	if len(y.threads) != n {
+		t.Fatalf("%d threads in %d entries", n, len(y.threads))
 	}
-	y.passed(0, every)
-	if y.due(0, 2*every-1) || !y.due(0, 2*every) {
-		t.Fatalf("thread 0, yielded at %v, not due %v later", yieldEvery, yieldEvery)
+	// Thread 0 stops calling; the others go on. After staleAfter, a new
+	// thread takes thread 0's entry, and is found there at its next call.
+	later := now + int64(staleAfter)
+	for tid := range uint32(n) {
+		if tid > 0 {
+			y.due(tid, later)
+		}
 	}
-	// A thread more takes the place of thread 1, entered at 1 ms, the
-	// oldest; thread 1 is entered again when it comes back.
-	at := 100 * ms
-	if y.due(passThreads, at) {
-		t.Fatal("a thread more due at its entry")
+	if y.due(n, later) || len(y.threads) != n {
+		t.Fatalf("a new thread, with thread 0 stale: due at its entry or not in its place (%d entries)", len(y.threads))
 	}
-	if !y.due(2, at) {
-		t.Fatal("thread 2 pushed out instead of thread 1")
+	if !y.due(n, later+every) {
+		t.Fatalf("the new thread not due %v after its entry", yieldEvery)
 	}
-	if y.due(1, at+ms) {
-		t.Fatal("thread 1, pushed out, due when it comes back: it would yield early")
+	// Thread 0 comes back: entered again, not due until yieldEvery later.
+	if y.due(0, later+every) {
+		t.Fatal("thread 0, its entry gone, due when it comes back: it would yield early")
 	}
-	if !y.due(1, at+ms+every) {
-		t.Fatalf("thread 1, entered again, not due %v later", yieldEvery)
+	if !y.due(0, later+2*every) {
+		t.Fatalf("thread 0, entered again, not due %v later", yieldEvery)
 	}
 }

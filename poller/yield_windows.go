@@ -13,10 +13,9 @@ import (
 
 // yieldEvery is how long, at least, a thread that calls the poller goes
 // between two yields of its processor (runtime.Gosched): Add, Modify,
-// Delete and Wait each yield, before their system calls, when their thread
-// has not yielded for that long. It is a variable only so that
-// BenchmarkWaitYield can turn the yield off (DisableYield, in a _test.go
-// file); nothing else sets it.
+// Delete and Wait each start with a yield when their thread has not yielded
+// for that long. It is a variable only so that BenchmarkWaitYield can turn
+// the yield off (DisableYield, in a _test.go file); nothing else sets it.
 //
 // Go's runtime preempts a goroutine that has run 10 ms without passing
 // through its scheduler, and a goroutine that loops on Wait and handles the
@@ -25,17 +24,22 @@ import (
 // and hands it to another thread, and its monitor thread goes back to
 // waking every 20 µs, in timers that under Wine are Wine server requests,
 // kernel round trips; from then on each call the goroutine makes while it
-// holds the processor without a pass can be taken again. A Gosched every
-// 5 ms keeps the preemption away; with nothing else to run it costs no
-// system call, and with an idle processor it wakes one thread at most.
+// holds the processor without a pass can be taken again. A goroutine that
+// calls the poller at least every 5 ms (10 ms less yieldEvery) passes
+// through the scheduler at least every 10 ms. A Gosched costs no system
+// call with nothing else to run, and with an idle processor it wakes one
+// thread at most.
 //
-// The pace is each thread's, as the runtime's is each processor's: a
+// The pace is each thread's, where the runtime's is each processor's. A
 // goroutine stays on its thread from one pass through the scheduler to the
-// next, so a thread that has not yielded for 5 ms runs a goroutine that has
-// not passed for that long at most (it may have passed meanwhile, in a way
-// the poller does not see: a yield too many, never one too few). A pace
-// shared by all callers would let each of two goroutines that handle
-// events side by side yield only half as often.
+// next, so a thread that has not yielded for 5 ms runs a goroutine that
+// has not passed for that long at most (it may have passed meanwhile, in a
+// way the poller does not see: a yield too many, never one too few). But
+// when the runtime has taken the processor in a call, the goroutine may go
+// on, without a pass, with another processor, idle until then, whose time
+// without a pass the runtime counts from before: the yields make takings
+// rare, not impossible. A pace shared by all callers would let each of two
+// goroutines that handle events side by side yield only half as often.
 //
 // A goroutine that spends 10 ms or more between two calls of the poller,
 // in system calls of its own, can still lose its processor in them: the
@@ -55,16 +59,15 @@ import (
 // without it.
 var yieldEvery = 5 * time.Millisecond
 
-// passThreads is how many threads the poller remembers a yield of: more
-// than there are threads calling it at once in all but a few programs. A
-// thread that is not among them is entered as one that has just yielded,
-// in place of the one that yielded longest ago, so that a program with
-// more such threads has some of its yields come late, never early.
-const passThreads = 16
+// staleAfter is how long a thread may go without calling the poller before
+// its entry may be given to another thread. A thread that comes back after
+// that is entered again as one that has just yielded: its next yield comes
+// late, never early.
+const staleAfter = time.Second
 
 // gosched and monotonic are the processor's yield and the pace's clock
 // (nanoseconds since the program started). They are variables only so that
-// tests can count the yields and set the clock (export_test.go).
+// tests can count the yields and set the clock (yield_test.go).
 var (
 	gosched   = runtime.Gosched
 	monotonic = func() int64 { return int64(time.Since(programStart)) }
@@ -72,12 +75,24 @@ var (
 
 var programStart = time.Now()
 
-// yields is the table of threads and when each last yielded.
+// yields is the table of the threads that have called the poller lately:
+// when each last yielded and last called. It grows to the threads that call
+// within staleAfter of each other (an entry is reused once its thread has
+// not called for that long), so that no number of threads taking turns
+// pushes one another out before their yields come due; New gives it room
+// for yieldRoom threads, so that it does not allocate below that.
 type yields struct {
-	mu  sync.Mutex
-	tid [passThreads]uint32
-	at  [passThreads]int64 // monotonic's time of the last yield
-	n   int                // entries in use
+	mu      sync.Mutex
+	threads []yieldThread
+}
+
+// yieldRoom is the threads the table has room for without growing.
+const yieldRoom = 32
+
+type yieldThread struct {
+	tid      uint32
+	yielded  int64 // monotonic's time of its last yield (or its entry)
+	lastCall int64 // monotonic's time of its last call
 }
 
 // due reports whether thread tid has not yielded for yieldEvery at time
@@ -85,36 +100,41 @@ type yields struct {
 func (y *yields) due(tid uint32, now int64) bool {
 	y.mu.Lock()
 	defer y.mu.Unlock()
-	i := y.find(tid, now)
-	return now-y.at[i] >= int64(yieldEvery)
+	t := y.find(tid, now)
+	return now-t.yielded >= int64(yieldEvery)
 }
 
-// passed records that thread tid yielded at time now.
-func (y *yields) passed(tid uint32, now int64) {
+// passed records that threads a and b (the same, or the thread a yield left
+// and the one it came back on) yielded at time now.
+func (y *yields) passed(a, b uint32, now int64) {
 	y.mu.Lock()
 	defer y.mu.Unlock()
-	y.at[y.find(tid, now)] = now
+	y.find(a, now).yielded = now
+	y.find(b, now).yielded = now
 }
 
-// find returns tid's entry; for a thread not in the table, an entry that
-// says it yielded at now. y.mu is held.
-func (y *yields) find(tid uint32, now int64) int {
-	oldest := 0
-	for i := range y.n {
-		if y.tid[i] == tid {
-			return i
+// find returns tid's entry, marked as called at now; for a thread not in
+// the table, an entry that says it yielded at now: a stale one reused, or a
+// new one. y.mu is held.
+func (y *yields) find(tid uint32, now int64) *yieldThread {
+	stale := -1
+	for i := range y.threads {
+		t := &y.threads[i]
+		if t.tid == tid {
+			t.lastCall = now
+			return t
 		}
-		if y.at[i] < y.at[oldest] {
-			oldest = i
+		if stale < 0 && now-t.lastCall >= int64(staleAfter) {
+			stale = i
 		}
 	}
-	i := oldest
-	if y.n < passThreads {
-		i = y.n
-		y.n++
+	if stale < 0 {
+		y.threads = append(y.threads, yieldThread{})
+		stale = len(y.threads) - 1
 	}
-	y.tid[i], y.at[i] = tid, now
-	return i
+	t := &y.threads[stale]
+	*t = yieldThread{tid: tid, yielded: now, lastCall: now}
+	return t
 }
 
 // yield yields the processor if the calling thread has not for yieldEvery
@@ -127,9 +147,5 @@ func (p *Poller) yield() {
 	gosched()
 	// The goroutine may come back on another thread: both have been
 	// through the scheduler.
-	now := monotonic()
-	p.yields.passed(tid, now)
-	if after := windows.GetCurrentThreadId(); after != tid {
-		p.yields.passed(after, now)
-	}
+	p.yields.passed(tid, windows.GetCurrentThreadId(), monotonic())
 }

@@ -10,7 +10,8 @@
 #
 #   go    the poller's echo server (examples/echo, AFD) on 2 goroutines,
 #         at GOMAXPROCS=3: a P more than the goroutines that wait, as the
-#         poller's package documentation asks
+#         poller's package documentation asked until 106eb35 (it now
+#         weighs the Ps with these runs)
 #   gol   the same with each goroutine locked to its thread
 #         (SOCKSTATE_ECHO_LOCKED=1), which that documentation weighs
 #   go2p  the same as go at GOMAXPROCS=2, a P a waiting goroutine (on a
