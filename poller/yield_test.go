@@ -195,3 +195,44 @@ func TestYieldTable(t *testing.T) {
 		t.Fatalf("thread 0, entered again, not due %v later", yieldEvery)
 	}
 }
+
+// TestYieldOtherThread checks that a yield after which the goroutine comes
+// back on another thread counts for both threads: each has been through
+// the scheduler. Thread 2, entered at 0, would otherwise be due 4 ms after
+// that yield.
+func TestYieldOtherThread(t *testing.T) {
+	p, err := New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	clock, _ := fakeYields(t)
+	oldThreadID := threadID
+	t.Cleanup(func() { threadID = oldThreadID })
+	on := func(tids ...uint32) { // the thread IDs that the next calls see
+		threadID = func() uint32 {
+			tid := tids[0]
+			if len(tids) > 1 {
+				tids = tids[1:]
+			}
+			return tid
+		}
+	}
+	on(1)
+	p.yield() // thread 1 entered at 0
+	on(2)
+	p.yield() // thread 2 entered at 0
+	every := int64(yieldEvery)
+	clock.Store(every)
+	on(1, 2) // thread 1 yields, and the goroutine comes back on thread 2
+	p.yield()
+	after := every + 4*int64(time.Millisecond)
+	for _, tid := range []uint32{1, 2} {
+		if p.yields.due(tid, after) {
+			t.Errorf("thread %d due 4 ms after the yield that left thread 1 and came back on 2: it counted for one of them only", tid)
+		}
+		if !p.yields.due(tid, 2*every) {
+			t.Errorf("thread %d not due %v after that yield", tid, yieldEvery)
+		}
+	}
+}

@@ -65,12 +65,15 @@ var yieldEvery = 5 * time.Millisecond
 // late, never early.
 const staleAfter = time.Second
 
-// gosched and monotonic are the processor's yield and the pace's clock
-// (nanoseconds since the program started). They are variables only so that
-// tests can count the yields and set the clock (yield_test.go).
+// gosched, monotonic and threadID are the processor's yield, the pace's
+// clock (nanoseconds since the program started) and the calling thread's
+// ID. They are variables only so that tests can count the yields, set the
+// clock and have a goroutine come back from a yield on another thread
+// (yield_test.go).
 var (
 	gosched   = runtime.Gosched
 	monotonic = func() int64 { return int64(time.Since(programStart)) }
+	threadID  = windows.GetCurrentThreadId
 )
 
 var programStart = time.Now()
@@ -140,12 +143,12 @@ func (y *yields) find(tid uint32, now int64) *yieldThread {
 // yield yields the processor if the calling thread has not for yieldEvery
 // (see there). It is called without p.mu.
 func (p *Poller) yield() {
-	tid := windows.GetCurrentThreadId()
+	tid := threadID()
 	if !p.yields.due(tid, monotonic()) {
 		return
 	}
 	gosched()
 	// The goroutine may come back on another thread: both have been
 	// through the scheduler.
-	p.yields.passed(tid, windows.GetCurrentThreadId(), monotonic())
+	p.yields.passed(tid, threadID(), monotonic())
 }
