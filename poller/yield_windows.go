@@ -113,7 +113,9 @@ func (y *yields) passed(a, b uint32, now int64) {
 	y.mu.Lock()
 	defer y.mu.Unlock()
 	y.find(a, now).yielded = now
-	y.find(b, now).yielded = now
+	if b != a { // mostly the same thread: one look-up
+		y.find(b, now).yielded = now
+	}
 }
 
 // find returns tid's entry, marked as called at now; for a thread not in
