@@ -72,10 +72,15 @@ func main() {
 
 // report reads test2json events from r, writes package results and the
 // output of failing tests to w, and returns the counts, the reason of each
-// skipped test and whether a package failed outside any test.
+// skipped test and whether a package failed outside any test. A test that
+// had started when its package failed, and never ended (the package's
+// -timeout panicked in it, or the binary crashed), is a failed test: its
+// output, which holds the panic, is written too.
 func report(r io.Reader, w io.Writer, verbose bool) (c counts, skips map[string]string, pkgFailed bool, err error) {
+	type test struct{ pkg, name string } // name "": the package itself
 	skips = make(map[string]string)
-	output := make(map[string][]string) // test output so far, by package and test
+	output := make(map[test][]string) // output so far of each test not ended
+	failedIn := make(map[string]bool) // packages with a failed test
 	dec := json.NewDecoder(r)
 	for {
 		var e event
@@ -84,20 +89,18 @@ func report(r io.Reader, w io.Writer, verbose bool) (c counts, skips map[string]
 		} else if err != nil {
 			return c, nil, false, fmt.Errorf("reading go test -json: %w", err)
 		}
-		id := e.Package + "." + e.Test
+		id := test{e.Package, e.Test}
 		switch e.Action {
+		case "run":
+			output[id] = nil // started: not ended until its pass, skip or fail
 		case "output":
 			if verbose {
 				fmt.Fprint(w, e.Output)
 			}
-			if e.Test == "" {
-				if !verbose && isResultLine(e.Output) {
-					fmt.Fprint(w, e.Output)
-				}
-				// Build errors and panics outside tests belong to the package.
-				output[id] = append(output[id], e.Output)
-				continue
+			if e.Test == "" && !verbose && isResultLine(e.Output) {
+				fmt.Fprint(w, e.Output)
 			}
+			// Build errors and panics outside tests belong to the package.
 			output[id] = append(output[id], e.Output)
 		case "pass":
 			if e.Test != "" {
@@ -107,20 +110,39 @@ func report(r io.Reader, w io.Writer, verbose bool) (c counts, skips map[string]
 		case "skip":
 			if e.Test != "" {
 				c.skipped++
-				skips[id] = skipReason(output[id])
+				skips[e.Package+"."+e.Test] = skipReason(output[id])
 			}
 			delete(output, id)
 		case "fail":
-			if e.Test == "" {
-				if c.failed == 0 && !verbose {
-					fmt.Fprint(w, strings.Join(output[id], ""))
-				}
-				pkgFailed = true
-			} else {
+			if e.Test != "" {
 				c.failed++
+				failedIn[e.Package] = true
 				if !verbose {
 					fmt.Fprint(w, strings.Join(output[id], ""))
 				}
+				delete(output, id)
+				continue
+			}
+			pkgFailed = true
+			var unended []string
+			for t := range output {
+				if t.pkg == e.Package && t.name != "" {
+					unended = append(unended, t.name)
+				}
+			}
+			sort.Strings(unended)
+			for _, name := range unended {
+				c.failed++
+				failedIn[e.Package] = true
+				if !verbose {
+					fmt.Fprintf(w, "--- %s did not end: the package failed in it\n", name)
+					fmt.Fprint(w, strings.Join(output[test{e.Package, name}], ""))
+				}
+				delete(output, test{e.Package, name})
+			}
+			if !failedIn[e.Package] && !verbose {
+				// A build error or a panic outside any test.
+				fmt.Fprint(w, strings.Join(output[id], ""))
 			}
 			delete(output, id)
 		}

@@ -116,3 +116,40 @@ func TestSummary(t *testing.T) {
 		t.Error("a malformed state file was accepted")
 	}
 }
+
+// TestTimeoutIsAFailure: go test -json as Go 1.26 writes a -timeout panic
+// in a parallel subtest. The tests that never ended are failures, and the
+// panic, which test2json gives to the test it ran in, is shown.
+func TestTimeoutIsAFailure(t *testing.T) {
+	in := `{"Action":"start","Package":"p"}
+{"Action":"run","Package":"p","Test":"TestA"}
+{"Action":"pass","Package":"p","Test":"TestA"}
+{"Action":"run","Package":"p","Test":"TestHang"}
+{"Action":"run","Package":"p","Test":"TestHang/sub"}
+{"Action":"output","Package":"p","Test":"TestHang/sub","Output":"=== RUN   TestHang/sub\n"}
+{"Action":"pause","Package":"p","Test":"TestHang/sub"}
+{"Action":"cont","Package":"p","Test":"TestHang/sub"}
+{"Action":"output","Package":"p","Test":"TestHang/sub","Output":"panic: test timed out after 2s\n"}
+{"Action":"output","Package":"p","Test":"TestHang/sub","Output":"\trunning tests:\n\t\tTestHang/sub (2s)\n"}
+{"Action":"output","Package":"p","Test":"TestHang/sub","Output":"FAIL\tp\t2.006s\n"}
+{"Action":"output","Package":"p","Output":"FAIL\n"}
+{"Action":"fail","Package":"p"}
+{"Action":"start","Package":"q"}
+{"Action":"output","Package":"q","Output":"panic: init\n"}
+{"Action":"output","Package":"q","Output":"FAIL\tq\t0.01s\n"}
+{"Action":"fail","Package":"q"}
+`
+	var out strings.Builder
+	c, _, pkgFailed, err := report(strings.NewReader(in), &out, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !pkgFailed || c != (counts{passed: 1, failed: 2}) {
+		t.Errorf("pkgFailed=%v counts=%+v, want the 2 tests that never ended failed", pkgFailed, c)
+	}
+	for _, want := range []string{"--- TestHang/sub did not end", "panic: test timed out", "TestHang/sub (2s)", "panic: init"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("output lacks %q:\n%s", want, out.String())
+		}
+	}
+}
