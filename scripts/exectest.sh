@@ -7,7 +7,8 @@
 # without Wine: the bound it puts on a test binary, read from
 # -test.timeout, none for benchmarks and fuzzing, what it says of a binary
 # that ends with no PASS or FAIL line, and that it kills one that outlives
-# its bound (about 31 s). scripts/test.sh runs it; it fails on the first
+# its bound (about 31 s), saying what its threads and its wineserver
+# were doing. scripts/test.sh runs it; it fails on the first
 # difference.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -20,7 +21,7 @@ cat >"$dir/wine" <<'EOF'
 #!/usr/bin/env bash
 echo "parent: $(ps -o args= -p "$PPID")"
 [ -n "${FAKE_OUT:-}" ] && echo "$FAKE_OUT"
-[ -n "${FAKE_SLEEP:-}" ] && exec sleep "$FAKE_SLEEP"
+[ -n "${FAKE_SLEEP:-}" ] && exec -a "$1" sleep "$FAKE_SLEEP" # named as the binary
 exit "${FAKE_STATUS:-0}"
 EOF
 chmod +x "$dir/wine"
@@ -83,5 +84,7 @@ want "no WINEPREFIX" 3 "WINEPREFIX is not set"
 start=$SECONDS
 FAKE_SLEEP=300 run -test.timeout=1s
 want "a binary past its bound" 137 "it was killed at 31 s, 30 s past its -test.timeout"
+want "what it did before the kill" 137 "^  before the kill: no wineserver of $WINEPREFIX runs"
+want "its threads before the kill" 137 "^  before the kill: *[0-9]* *[0-9]* S .* sleep$"
 [ $((SECONDS - start)) -lt 60 ] || fail "a binary past its bound ran $((SECONDS - start)) s"
 echo "go_windows_amd64_exec: bounds, messages and a kill at 31 s as expected"

@@ -43,3 +43,13 @@ this_wineserver() {
 	echo "no wineserver of ${WINEPREFIX:-the default prefix} runs" >&2
 	return 1
 }
+
+# snapshot EXE: a line for the wineserver of $WINEPREFIX and one for each
+# thread of the Wine processes that run EXE (a path or a name): state, CPU
+# time, the kernel function it waits in.
+snapshot() {
+	local ws pids
+	ws="$(this_wineserver 2>&1)" && ps -o pid=,stat=,time=,wchan:32=,comm= -p "$ws" | sed 's/^/wineserver /' || echo "$ws"
+	pids="$(pgrep -d, -f -- "$(basename "$1")")" || { echo "no process runs $1"; return; }
+	ps -L -o pid=,tid=,stat=,time=,wchan:32=,comm= -p "$pids" | awk '$NF != "bash" && $NF != "timeout"'
+}
