@@ -460,6 +460,13 @@ static void report(reg *r, ULONG bits)
 static void arm(reg *r)
 {
     ULONG mask = AFD_POLL_LOCAL_CLOSE | (toAFD(r, r->want) & ~r->afd);
+    /* Past the peer's FIN a stream receives nothing more: RECEIVE cannot
+     * rise. Asking for it changes no answer, but Wine's server watches
+     * the host socket for POLLIN on its behalf, which an end of stream
+     * keeps firing (see toAFD): each such socket would keep the server
+     * busy until it is closed. */
+    if (r->type == SOCK_STREAM && (r->afd & AFD_POLL_DISCONNECT))
+        mask &= ~AFD_POLL_RECEIVE;
     if (r->inflight) {
         if (r->inflightMask != mask) {
             IO_STATUS_BLOCK io;
