@@ -17,7 +17,9 @@ import (
 // apart so that the slot has no padding). Slot i's Poll is
 // afdBackend.polls.At(i): the kernel writes it from its start until its
 // packet is dequeued, so it stays with the index, and a slot is freed only
-// after its poll has come back.
+// after its poll has come back and every start of it is settled (free): a
+// start names its slot by index, and its poll by an ID whose generation a
+// reused slot would wrap after 256 reuses on 32-bit builds.
 type afdSlot struct {
 	inflight bool  // a poll is out, or prepared for a caller to start
 	resubmit bool  // the poll out was cancelled to change it: submit anew
@@ -36,6 +38,7 @@ type afdSlot struct {
 // value is no call.
 type armCall struct {
 	b    *afdBackend
+	i    int32 // the slot, not freed until this call is settled
 	poll *afd.Poll
 	id   uintptr
 	// What a failed start puts back: the registration before a Modify,
@@ -94,7 +97,7 @@ func (b *afdBackend) arm(i int32) (armCall, error) {
 	sl.afd.inflight = true
 	sl.afd.starting++
 	b.inflight++
-	return armCall{b: b, poll: poll, id: b.p.id(i)}, nil
+	return armCall{b: b, i: i, poll: poll, id: b.p.id(i)}, nil
 }
 
 // settle takes back a call of arm that its caller has made, with result
@@ -105,17 +108,19 @@ func (b *afdBackend) arm(i int32) (armCall, error) {
 // did not start, nothing will come back for it: what a Delete or Modify
 // left is done now, and the Modify's interest stands (settle returns nil,
 // as if this call had succeeded before it); else the slot is put back as
-// it was before the call.
+// it was before the call. A slot whose freeing waited for this call is
+// freed.
 func (b *afdBackend) settle(c armCall, err error) error {
-	i, sl := b.p.lookup(c.id)
-	if sl == nil {
-		return err // it came back, and the slot was freed
-	}
+	i, sl := c.i, b.p.at(c.i)
 	sl.afd.starting--
 	if err == nil {
-		if sl.afd.cancel && sl.afd.starting == 0 && sl.afd.inflight {
+		switch {
+		case sl.afd.starting > 0:
+		case sl.afd.cancel && sl.afd.inflight:
 			sl.afd.cancel = false
 			b.dev.Cancel(c.poll)
+		case sl.state == slotDeleting && !sl.afd.inflight:
+			b.p.release(i) // its poll came back during the call (free)
 		}
 		return nil
 	}
@@ -147,7 +152,7 @@ func (b *afdBackend) finish(i int32) bool {
 	sl := b.p.at(i)
 	switch {
 	case sl.state == slotDeleting:
-		b.p.release(i)
+		b.free(i)
 	case sl.afd.resubmit:
 		sl.afd.resubmit = false
 		if err := b.submit(i); err != nil {
@@ -185,7 +190,7 @@ func (b *afdBackend) submit(i int32) error {
 func (b *afdBackend) remove(i int32) (bool, error) {
 	sl := b.p.at(i)
 	if !sl.afd.inflight {
-		return true, nil
+		return sl.afd.starting == 0, nil // else the start's settle frees it
 	}
 	if err := b.cancel(i); err != nil {
 		return false, err // the poll stays out: still registered
@@ -249,6 +254,16 @@ func (b *afdBackend) flush() {
 // index maps its socket to it: one socket has one active slot at most.
 func (b *afdBackend) forget(i int32) {
 	b.p.bySocket.Delete(uintptr(b.p.at(i).socket), (*slotSockets)(b.p))
+	b.free(i)
+}
+
+// free frees slot i, whose poll has come back; while a start of it is not
+// settled, it leaves the slot deleting and the freeing to that settle.
+func (b *afdBackend) free(i int32) {
+	if sl := b.p.at(i); sl.afd.starting > 0 {
+		sl.state = slotDeleting
+		return
+	}
 	b.p.release(i)
 }
 

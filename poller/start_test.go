@@ -91,7 +91,8 @@ func waitFreed(t *testing.T, p *Poller) {
 // the poll is out: a Delete's cancel (the slot is freed with no event for
 // the socket to come), a Modify's new interest (reported), a Close (it
 // waits for the start and takes the poll back), also when a Wait has
-// taken the poll's packet before the start is settled. A start that fails after
+// taken the poll's packet before the start is settled, and a Delete then
+// leaves the freeing of the slot to the settle. A start that fails after
 // a Delete frees the slot, and one after a Modify leaves the Modify's
 // registration; else the registration is put back as it was.
 func TestStartUnlocked(t *testing.T) {
@@ -161,6 +162,55 @@ func TestStartUnlocked(t *testing.T) {
 		}
 		expect(t, p, 1, Readable) // "y" is still unread
 	})
+	// A Wait takes the poll's packet before its start is settled, and
+	// the slot is to be freed: after a Delete, or as the packet says the
+	// socket was closed. It is not freed, and so not given to another
+	// socket, until the start is settled (the start names it, and on
+	// 32-bit builds its ID's generation has 8 bits); then it is.
+	for _, end := range []struct {
+		name string
+		// before the start; then, after it, with the poller's lock free
+		before func(t *testing.T, client windows.Handle)
+		after  func(t *testing.T, p *Poller, server windows.Handle)
+	}{
+		{"delete-before-settle", func(t *testing.T, client windows.Handle) {
+			sockettest.Send(t, client, "y") // the poll completes as it starts
+		}, func(t *testing.T, p *Poller, server windows.Handle) {
+			expect(t, p, 1, Readable)
+			if err := p.Delete(server); err != nil {
+				t.Error(err)
+			}
+		}},
+		{"close-before-settle", func(*testing.T, windows.Handle) {}, func(t *testing.T, p *Poller, server windows.Handle) {
+			if err := windows.Closesocket(server); err != nil {
+				t.Error(err)
+			}
+			expectQuiet(t, p, 1, quiet) // takes the packet that says so
+		}},
+	} {
+		t.Run(end.name, func(t *testing.T) {
+			p, client, server := firedOneShot(t)
+			slot := p.mustSlot(t, server)
+			_, other := sockettest.Pair(t)
+			end.before(t, client)
+			afterStart(t, func() {
+				end.after(t, p, server)
+				if err := p.Add(other, 2, Readable, OneShotLevel); err != nil {
+					t.Fatal(err)
+				}
+				if got := p.mustSlot(t, other); got == slot {
+					t.Errorf("another socket was given slot %d while a start of it was not settled", got)
+				}
+			})
+			if err := p.Modify(server, 1, Readable, OneShotLevel); err != nil {
+				t.Fatal(err)
+			}
+			if err := p.Delete(other); err != nil {
+				t.Fatal(err)
+			}
+			waitFreed(t, p) // the settle freed the slot
+		})
+	}
 	t.Run("modify-before-settle", func(t *testing.T) {
 		// A Modify comes after the start and leaves the cancel to it; a
 		// Wait then takes the started poll's packet, which brings the
