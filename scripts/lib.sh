@@ -30,12 +30,17 @@ build_c_dll() {
 		-Wl,--kill-at -Wl,--enable-stdcall-fixup "$@"
 }
 
+# in_prefix PID: whether process PID runs in $WINEPREFIX.
+in_prefix() {
+	{ tr '\0' '\n' <"/proc/$1/environ"; } 2>/dev/null | grep -qxF "WINEPREFIX=${WINEPREFIX:-}"
+}
+
 # this_wineserver: the pid of the wineserver of $WINEPREFIX; fails, saying
 # so, if none runs.
 this_wineserver() {
 	local p
 	for p in $(pgrep wineserver); do # wineserver64 on Debian
-		if { tr '\0' '\n' <"/proc/$p/environ"; } 2>/dev/null | grep -qxF "WINEPREFIX=${WINEPREFIX:-}"; then
+		if in_prefix "$p"; then
 			echo "$p"
 			return
 		fi
@@ -45,11 +50,21 @@ this_wineserver() {
 }
 
 # snapshot EXE: a line for the wineserver of $WINEPREFIX and one for each
-# thread of the Wine processes that run EXE (a path or a name): state, CPU
-# time, the kernel function it waits in.
+# thread of the processes of that prefix that run EXE (a path or a name):
+# state, CPU time, the kernel function it waits in.
 snapshot() {
-	local ws pids
-	ws="$(this_wineserver 2>&1)" && ps -o pid=,stat=,time=,wchan:32=,comm= -p "$ws" | sed 's/^/wineserver /' || echo "$ws"
-	pids="$(pgrep -d, -f -- "$(basename "$1")")" || { echo "no process runs $1"; return; }
-	ps -L -o pid=,tid=,stat=,time=,wchan:32=,comm= -p "$pids" | awk '$NF != "bash" && $NF != "timeout"'
+	local ws p pids=()
+	if ws="$(this_wineserver 2>&1)"; then
+		ps -o pid=,stat=,time=,wchan:32=,comm= -p "$ws" | sed 's/^/wineserver /'
+	else
+		echo "$ws"
+	fi
+	for p in $(pgrep -f -- "$(basename "$1" | sed 's/[.]/[.]/g')"); do
+		in_prefix "$p" && pids+=("$p")
+	done
+	if [ ${#pids[@]} -eq 0 ]; then
+		echo "no process of this prefix runs $1"
+		return
+	fi
+	ps -L -o pid=,tid=,stat=,time=,wchan:32=,comm= -p "$(IFS=,; echo "${pids[*]}")" | awk '$NF != "bash" && $NF != "timeout"'
 }

@@ -16,7 +16,6 @@ package main
 
 import (
 	"bufio"
-	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
@@ -24,14 +23,6 @@ import (
 	"sort"
 	"strings"
 )
-
-// event is one line of go test -json (cmd/test2json).
-type event struct {
-	Action  string
-	Package string
-	Test    string
-	Output  string
-}
 
 type counts struct{ passed, failed, skipped int }
 
@@ -68,86 +59,6 @@ func main() {
 	if c.failed > 0 || pkgFailed {
 		os.Exit(1)
 	}
-}
-
-// report reads test2json events from r, writes package results and the
-// output of failing tests to w, and returns the counts, the reason of each
-// skipped test and whether a package failed outside any test. A test that
-// had started when its package failed, and never ended (the package's
-// -timeout panicked in it, or the binary crashed), is a failed test: its
-// output, which holds the panic, is written too.
-func report(r io.Reader, w io.Writer, verbose bool) (c counts, skips map[string]string, pkgFailed bool, err error) {
-	type test struct{ pkg, name string } // name "": the package itself
-	skips = make(map[string]string)
-	output := make(map[test][]string) // output so far of each test not ended
-	failedIn := make(map[string]bool) // packages with a failed test
-	dec := json.NewDecoder(r)
-	for {
-		var e event
-		if err := dec.Decode(&e); err == io.EOF {
-			break
-		} else if err != nil {
-			return c, nil, false, fmt.Errorf("reading go test -json: %w", err)
-		}
-		id := test{e.Package, e.Test}
-		switch e.Action {
-		case "run":
-			output[id] = nil // started: not ended until its pass, skip or fail
-		case "output":
-			if verbose {
-				fmt.Fprint(w, e.Output)
-			}
-			if e.Test == "" && !verbose && isResultLine(e.Output) {
-				fmt.Fprint(w, e.Output)
-			}
-			// Build errors and panics outside tests belong to the package.
-			output[id] = append(output[id], e.Output)
-		case "pass":
-			if e.Test != "" {
-				c.passed++
-			}
-			delete(output, id)
-		case "skip":
-			if e.Test != "" {
-				c.skipped++
-				skips[e.Package+"."+e.Test] = skipReason(output[id])
-			}
-			delete(output, id)
-		case "fail":
-			if e.Test != "" {
-				c.failed++
-				failedIn[e.Package] = true
-				if !verbose {
-					fmt.Fprint(w, strings.Join(output[id], ""))
-				}
-				delete(output, id)
-				continue
-			}
-			pkgFailed = true
-			var unended []string
-			for t := range output {
-				if t.pkg == e.Package && t.name != "" {
-					unended = append(unended, t.name)
-				}
-			}
-			sort.Strings(unended)
-			for _, name := range unended {
-				c.failed++
-				failedIn[e.Package] = true
-				if !verbose {
-					fmt.Fprintf(w, "--- %s did not end: the package failed in it\n", name)
-					fmt.Fprint(w, strings.Join(output[test{e.Package, name}], ""))
-				}
-				delete(output, test{e.Package, name})
-			}
-			if !failedIn[e.Package] && !verbose {
-				// A build error or a panic outside any test.
-				fmt.Fprint(w, strings.Join(output[id], ""))
-			}
-			delete(output, id)
-		}
-	}
-	return c, skips, pkgFailed, nil
 }
 
 func isResultLine(s string) bool {

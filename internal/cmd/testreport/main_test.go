@@ -5,6 +5,7 @@ package main
 
 import (
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -50,24 +51,6 @@ func TestReport(t *testing.T) {
 	}
 	if strings.Contains(out.String(), "TestA") {
 		t.Errorf("output of a passing test was printed:\n%s", out.String())
-	}
-}
-
-func TestBuildFailureIsAFailure(t *testing.T) {
-	in := `{"Action":"output","Package":"p","Output":"# p\n./a.go:1:1: syntax error\n"}
-{"Action":"output","Package":"p","Output":"FAIL\tp [build failed]\n"}
-{"Action":"fail","Package":"p"}
-`
-	var out strings.Builder
-	c, _, pkgFailed, err := report(strings.NewReader(in), &out, false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !pkgFailed || c.passed != 0 {
-		t.Errorf("pkgFailed=%v counts=%+v", pkgFailed, c)
-	}
-	if !strings.Contains(out.String(), "syntax error") {
-		t.Errorf("the build error was not shown:\n%s", out.String())
 	}
 }
 
@@ -117,39 +100,53 @@ func TestSummary(t *testing.T) {
 	}
 }
 
-// TestTimeoutIsAFailure: go test -json as Go 1.26 writes a -timeout panic
-// in a parallel subtest. The tests that never ended are failures, and the
-// panic, which test2json gives to the test it ran in, is shown.
-func TestTimeoutIsAFailure(t *testing.T) {
-	in := `{"Action":"start","Package":"p"}
-{"Action":"run","Package":"p","Test":"TestA"}
-{"Action":"pass","Package":"p","Test":"TestA"}
-{"Action":"run","Package":"p","Test":"TestHang"}
-{"Action":"run","Package":"p","Test":"TestHang/sub"}
-{"Action":"output","Package":"p","Test":"TestHang/sub","Output":"=== RUN   TestHang/sub\n"}
-{"Action":"pause","Package":"p","Test":"TestHang/sub"}
-{"Action":"cont","Package":"p","Test":"TestHang/sub"}
-{"Action":"output","Package":"p","Test":"TestHang/sub","Output":"panic: test timed out after 2s\n"}
-{"Action":"output","Package":"p","Test":"TestHang/sub","Output":"\trunning tests:\n\t\tTestHang/sub (2s)\n"}
-{"Action":"output","Package":"p","Test":"TestHang/sub","Output":"FAIL\tp\t2.006s\n"}
-{"Action":"output","Package":"p","Output":"FAIL\n"}
-{"Action":"fail","Package":"p"}
-{"Action":"start","Package":"q"}
-{"Action":"output","Package":"q","Output":"panic: init\n"}
-{"Action":"output","Package":"q","Output":"FAIL\tq\t0.01s\n"}
-{"Action":"fail","Package":"q"}
-`
-	var out strings.Builder
-	c, _, pkgFailed, err := report(strings.NewReader(in), &out, false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !pkgFailed || c != (counts{passed: 1, failed: 2}) {
-		t.Errorf("pkgFailed=%v counts=%+v, want the 2 tests that never ended failed", pkgFailed, c)
-	}
-	for _, want := range []string{"--- TestHang/sub did not end", "panic: test timed out", "TestHang/sub (2s)", "panic: init"} {
-		if !strings.Contains(out.String(), want) {
-			t.Errorf("output lacks %q:\n%s", want, out.String())
-		}
+// TestFailuresOfRealStreams reads what Go 1.26 wrote (testdata/*.json,
+// the times dropped; the programs are in the comments): a -timeout panic
+// in a parallel subtest whose sibling passed after the panic had begun (its
+// lines are the sibling's in test2json), a panic with two parallel tests
+// still paused, a binary killed by its -test.timeout and read by go tool
+// test2json (no result for the package), and a build failure.
+func TestFailuresOfRealStreams(t *testing.T) {
+	for _, c := range []struct {
+		file   string
+		counts counts
+		want   []string // in the output, each once
+		not    []string
+	}{
+		// TestOK; TestHang runs a (t.Parallel, sleeps an hour) and b
+		// (t.Parallel, 300 ms); go test -json -timeout 2s.
+		{"hang.json", counts{passed: 2, failed: 2}, []string{"--- TestHang/a did not end", "panic: test timed out after 2s", "\t\tTestHang/a (2s)\n"}, nil},
+		// TestP1, TestP2 (t.Parallel), TestBoom (panics); go test -json.
+		{"paused.json", counts{failed: 1}, []string{"--- TestP1 did not run", "--- TestP2 did not run", "panic: boom"}, []string{"did not end"}},
+		// hang.test -test.v=test2json -test.timeout=2s | go tool test2json -p tj3/hang.
+		{"killed.json", counts{passed: 2, failed: 2}, []string{"tj3/hang: its events stopped before its result", "panic: test timed out after 2s"}, nil},
+		// x := 1, unused; go test -json.
+		{"build.json", counts{}, []string{"declared and not used: x"}, nil},
+	} {
+		t.Run(c.file, func(t *testing.T) {
+			f, err := os.Open(filepath.Join("testdata", c.file))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer f.Close()
+			var out strings.Builder
+			got, _, pkgFailed, err := report(f, &out, false)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got != c.counts || !pkgFailed {
+				t.Errorf("counts %+v, package failed %v; want %+v, true", got, pkgFailed, c.counts)
+			}
+			for _, w := range c.want {
+				if n := strings.Count(out.String(), w); n != 1 {
+					t.Errorf("%q %d times in the output, want once:\n%s", w, n, out.String())
+				}
+			}
+			for _, w := range c.not {
+				if strings.Contains(out.String(), w) {
+					t.Errorf("%q in the output:\n%s", w, out.String())
+				}
+			}
+		})
 	}
 }
