@@ -7,6 +7,7 @@ package poller
 
 import (
 	"errors"
+	"fmt"
 	"testing"
 	"time"
 
@@ -74,22 +75,33 @@ func (p *Poller) mustSlot(t *testing.T, s windows.Handle) int32 {
 // expect waits up to eventually for an event for key with all of want.
 func expect(t *testing.T, p *Poller, key uint64, want Interest) Interest {
 	t.Helper()
+	ev, err := await(t, p, key, want)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ev
+}
+
+// await is expect without t.Fatal, for code that must return to fail: a
+// start hook (start_test.go), which runs while Add or Modify has released
+// the poller's lock that it will unlock again.
+func await(t *testing.T, p *Poller, key uint64, want Interest) (Interest, error) {
+	t.Helper()
 	events := make([]Event, 8)
 	deadline := time.Now().Add(eventually)
 	for time.Now().Before(deadline) {
 		n, err := p.Wait(events, time.Until(deadline))
 		if err != nil {
-			t.Fatal(err)
+			return 0, err
 		}
 		for _, e := range events[:n] {
 			if e.Key == key && e.Events&want == want {
-				return e.Events
+				return e.Events, nil
 			}
 			t.Logf("while waiting for %v of key %d: %v of key %d", want, key, e.Events, e.Key)
 		}
 	}
-	t.Fatalf("no %v for key %d within %v", want, key, eventually)
-	return 0
+	return 0, fmt.Errorf("no %v for key %d within %v", want, key, eventually)
 }
 
 // expectQuiet requires no event for key within d.
