@@ -105,7 +105,8 @@ func TestSummary(t *testing.T) {
 // in a parallel subtest whose sibling passed after the panic had begun (its
 // lines are the sibling's in test2json), a panic with two parallel tests
 // still paused, a binary killed by its -test.timeout and read by go tool
-// test2json (no result for the package), and a build failure.
+// test2json (no result for the package; once with a skipped test whose
+// result line came without its event), and a build failure.
 func TestFailuresOfRealStreams(t *testing.T) {
 	for _, c := range []struct {
 		file   string
@@ -120,6 +121,10 @@ func TestFailuresOfRealStreams(t *testing.T) {
 		{"paused.json", counts{failed: 1}, []string{"--- TestP1 did not run", "--- TestP2 did not run", "panic: boom"}, []string{"did not end"}},
 		// hang.test -test.v=test2json -test.timeout=2s | go tool test2json -p tj3/hang.
 		{"killed.json", counts{passed: 2, failed: 2}, []string{"tj3/hang: its events stopped before its result", "panic: test timed out after 2s"}, nil},
+		// TestHang runs a (t.Parallel, sleeps an hour) and s (t.Parallel,
+		// skips after 300 ms); skip.test -test.v=test2json
+		// -test.timeout=2s | go tool test2json -p tj3/skip.
+		{"skipkilled.json", counts{failed: 2, skipped: 1}, []string{"--- TestHang/a did not end", "panic: test timed out after 2s"}, []string{"TestHang/s did not end"}},
 		// x := 1, unused; go test -json.
 		{"build.json", counts{}, []string{"declared and not used: x"}, nil},
 	} {

@@ -169,8 +169,13 @@ func (rp *reporter) packageFailed(pkg, failedBuild string) {
 	sort.Strings(unended)
 	for _, name := range unended {
 		id := test{pkg, name}
+		// A result line that came without its event (go tool test2json
+		// at the end of its input) counts.
 		if hasLine(rp.output[id], "--- PASS: "+name+" (") {
-			rp.c.passed++ // its result line came, the event not (go tool test2json at EOF)
+			rp.c.passed++
+		} else if hasLine(rp.output[id], "--- SKIP: "+name+" (") {
+			rp.c.skipped++
+			rp.skips[pkg+"."+name] = skipReason(rp.output[id])
 		} else if rp.paused[id] {
 			rp.printf("--- %s did not run: paused when the package failed\n", name)
 		} else {
