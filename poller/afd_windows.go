@@ -4,6 +4,8 @@
 package poller
 
 import (
+	"fmt"
+	"math"
 	"sync"
 	"time"
 
@@ -91,6 +93,10 @@ func (b *afdBackend) arm(i int32) (armCall, error) {
 		}
 		sl.afd.resubmit = true
 		return armCall{}, nil
+	}
+	if sl.afd.starting == math.MaxUint8 {
+		// Each start's settle counts it down: one more would wrap.
+		return armCall{}, fmt.Errorf("poller: %d starts of one socket's poll under way at once", sl.afd.starting)
 	}
 	poll := b.polls.At(int(i))
 	poll.Prepare(sl.base, afdEvents(sl.interest))

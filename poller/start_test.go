@@ -8,6 +8,7 @@ package poller
 import (
 	"errors"
 	"fmt"
+	"math"
 	"testing"
 	"time"
 
@@ -250,6 +251,30 @@ func TestStartUnlocked(t *testing.T) {
 		}
 		sockettest.Send(t, client, "y")
 		expect(t, p, 2, Readable)
+	})
+	t.Run("starts-bounded", func(t *testing.T) {
+		// 255 starts of one slot unsettled at once (a count of 8 bits)
+		// refuse one more with an error, changing nothing.
+		p, client, server := firedOneShot(t)
+		p.mu.Lock()
+		sl := p.at(p.mustSlot(t, server))
+		sl.afd.starting = math.MaxUint8
+		p.mu.Unlock()
+		if err := p.Modify(server, 2, Readable, OneShotLevel); err == nil {
+			t.Fatal("a 256th start went ahead")
+		}
+		p.mu.Lock()
+		key, armed, inflight := sl.key, sl.armed, sl.afd.inflight
+		sl.afd.starting = 0
+		p.mu.Unlock()
+		if key != 1 || armed || inflight {
+			t.Errorf("after the refusal: key %d, armed %v, a poll out %v; want 1, false, false", key, armed, inflight)
+		}
+		if err := p.Modify(server, 1, Readable, OneShotLevel); err != nil {
+			t.Fatal(err)
+		}
+		sockettest.Send(t, client, "y")
+		expect(t, p, 1, Readable)
 	})
 	t.Run("failed-start-delete", func(t *testing.T) {
 		p, _, server := firedOneShot(t)
