@@ -100,33 +100,43 @@ func TestSummary(t *testing.T) {
 	}
 }
 
-// TestFailuresOfRealStreams reads what Go 1.26 wrote (testdata/*.json,
-// the times dropped; the programs are in the comments): a -timeout panic
-// in a parallel subtest whose sibling passed after the panic had begun (its
+// TestRealStreams reads what Go 1.26 wrote (testdata/*.json, the times
+// dropped; the programs are in the comments): a -timeout panic in a
+// parallel subtest whose sibling passed after the panic had begun (its
 // lines are the sibling's in test2json), a panic with two parallel tests
 // still paused, a binary killed by its -test.timeout and read by go tool
 // test2json (no result for the package; once with a skipped test whose
-// result line came without its event), and a build failure.
-func TestFailuresOfRealStreams(t *testing.T) {
+// result line came without its event), one killed by its runner, which
+// says so after a sibling's result line, a build failure, and a passing
+// test that prints "panic:".
+func TestRealStreams(t *testing.T) {
 	for _, c := range []struct {
 		file   string
 		counts counts
+		failed bool
 		want   []string // in the output, each once
 		not    []string
+		skips  map[string]string
 	}{
 		// TestOK; TestHang runs a (t.Parallel, sleeps an hour) and b
 		// (t.Parallel, 300 ms); go test -json -timeout 2s.
-		{"hang.json", counts{passed: 2, failed: 2}, []string{"--- TestHang/a did not end", "panic: test timed out after 2s", "\t\tTestHang/a (2s)\n"}, nil},
+		{"hang.json", counts{passed: 2, failed: 2}, true, []string{"--- TestHang/a did not end", "panic: test timed out after 2s", "\t\tTestHang/a (2s)\n", "FAIL\ttj3/hang\t"}, nil, nil},
+		// The same, go test -json -exec wrap.sh, which kills the binary
+		// after 2 s and says so on stderr, as go_windows_amd64_exec does.
+		{"wrapkilled.json", counts{passed: 2, failed: 2}, true, []string{"--- TestHang/a did not end", "exited with status 137", "  before the kill: "}, nil, nil},
 		// TestP1, TestP2 (t.Parallel), TestBoom (panics); go test -json.
-		{"paused.json", counts{failed: 1}, []string{"--- TestP1 did not run", "--- TestP2 did not run", "panic: boom"}, []string{"did not end"}},
+		{"paused.json", counts{failed: 1}, true, []string{"--- TestP1 did not run", "--- TestP2 did not run", "panic: boom", "FAIL\ttj3/paused\t"}, []string{"did not end"}, nil},
 		// hang.test -test.v=test2json -test.timeout=2s | go tool test2json -p tj3/hang.
-		{"killed.json", counts{passed: 2, failed: 2}, []string{"tj3/hang: its events stopped before its result", "panic: test timed out after 2s"}, nil},
+		{"killed.json", counts{passed: 2, failed: 2}, true, []string{"tj3/hang: its events stopped before its result", "panic: test timed out after 2s"}, nil, nil},
 		// TestHang runs a (t.Parallel, sleeps an hour) and s (t.Parallel,
 		// skips after 300 ms); skip.test -test.v=test2json
 		// -test.timeout=2s | go tool test2json -p tj3/skip.
-		{"skipkilled.json", counts{failed: 2, skipped: 1}, []string{"--- TestHang/a did not end", "panic: test timed out after 2s"}, []string{"TestHang/s did not end"}},
+		{"skipkilled.json", counts{failed: 2, skipped: 1}, true, []string{"--- TestHang/a did not end", "panic: test timed out after 2s"}, []string{"TestHang/s did not end"}, nil},
 		// x := 1, unused; go test -json.
-		{"build.json", counts{}, []string{"declared and not used: x"}, nil},
+		{"build.json", counts{}, true, []string{"declared and not used: x"}, nil, nil},
+		// TestRecover prints "panic: caught" (fmt.Println of what it
+		// recovered); TestSkip skips; go test -json.
+		{"printed.json", counts{passed: 1, skipped: 1}, false, []string{"ok  \ttj3/printed"}, []string{"panic"}, map[string]string{"tj3/printed.TestSkip": "a_test.go:4: needs build 20348"}},
 	} {
 		t.Run(c.file, func(t *testing.T) {
 			f, err := os.Open(filepath.Join("testdata", c.file))
@@ -135,12 +145,12 @@ func TestFailuresOfRealStreams(t *testing.T) {
 			}
 			defer f.Close()
 			var out strings.Builder
-			got, _, pkgFailed, err := report(f, &out, false)
+			got, skips, pkgFailed, err := report(f, &out, false)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if got != c.counts || !pkgFailed {
-				t.Errorf("counts %+v, package failed %v; want %+v, true", got, pkgFailed, c.counts)
+			if got != c.counts || pkgFailed != c.failed {
+				t.Errorf("counts %+v, package failed %v; want %+v, %v", got, pkgFailed, c.counts, c.failed)
 			}
 			for _, w := range c.want {
 				if n := strings.Count(out.String(), w); n != 1 {
@@ -152,6 +162,33 @@ func TestFailuresOfRealStreams(t *testing.T) {
 					t.Errorf("%q in the output:\n%s", w, out.String())
 				}
 			}
+			for id, want := range c.skips {
+				if skips[id] != want {
+					t.Errorf("skip reason of %s: %q, want %q", id, skips[id], want)
+				}
+			}
 		})
+	}
+}
+
+// TestBuildShownOnce: two test packages that import one that does not
+// build (their fail events name its build) show its errors once.
+func TestBuildShownOnce(t *testing.T) {
+	in := `{"ImportPath":"pb/c","Action":"build-output","Output":"# pb/c\n"}
+{"ImportPath":"pb/c","Action":"build-output","Output":"c/c.go:3:2: declared and not used: x\n"}
+{"ImportPath":"pb/c","Action":"build-fail"}
+{"Action":"start","Package":"pb/d"}
+{"Action":"output","Package":"pb/d","Output":"FAIL\tpb/d [build failed]\n"}
+{"Action":"fail","Package":"pb/d","FailedBuild":"pb/c"}
+{"Action":"start","Package":"pb/e"}
+{"Action":"output","Package":"pb/e","Output":"FAIL\tpb/e [build failed]\n"}
+{"Action":"fail","Package":"pb/e","FailedBuild":"pb/c"}
+`
+	var out strings.Builder
+	if _, _, _, err := report(strings.NewReader(in), &out, false); err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(out.String(), "declared and not used"); n != 1 {
+		t.Errorf("the build error %d times, want once:\n%s", n, out.String())
 	}
 }

@@ -26,36 +26,43 @@ type test struct{ pkg, name string }
 
 // reporter is report's state.
 type reporter struct {
-	w        io.Writer
-	verbose  bool
-	c        counts
-	skips    map[string]string
-	failed   bool                 // a package failed
-	output   map[test][]string    // the output so far of each test not ended
-	paused   map[test]bool        // parallel tests paused and not yet resumed
-	pkgs     map[string]*pkgState // packages met
-	buildOut map[string][]string  // build output by ImportPath
+	w          io.Writer
+	verbose    bool
+	c          counts
+	skips      map[string]string
+	failed     bool                 // a package failed
+	output     map[test][]string    // the output so far of each test not ended
+	resulted   map[test]bool        // tests whose result line came, their event not yet
+	paused     map[test]bool        // parallel tests paused and not yet resumed
+	pkgs       map[string]*pkgState // packages met
+	buildOut   map[string][]string  // build output by ImportPath
+	shownBuild map[string]bool      // builds whose failure was shown
 }
 
 type pkgState struct {
 	ended      bool
-	testFailed bool     // a test of the package failed
-	panic      []string // its output from the line that began a panic
+	testFailed bool // a test of the package failed
+	// tail is what test2json gave to the package, or to a test after its
+	// result line (to the last test it saw framed, until the next): the
+	// binary's last words and its runner's, a panic among them.
+	tail []string
 }
 
 // report reads test2json events from r, writes package results and the
 // output of failing tests to w, and returns the counts, the reason of each
 // skipped test and whether a package failed outside any test. A test still
 // running when its package failed (its -test.timeout panicked, or the
-// binary crashed) is a failed test, and one paused then never ran. A panic
-// is shown once, whichever test test2json gave its lines to (to the last
-// one that started or resumed, which may be one that passed, its result
-// held back until then), and so is a build's failure. A package whose
-// events stop before its result (go tool test2json reading a binary that
-// was killed) failed.
+// binary crashed) is a failed test, and one paused then never ran. What
+// came after a test's result line is not that test's, whatever test2json
+// says: a panic, or what the runner said of a binary it killed, is shown
+// when the package fails, also when test2json gave it to a test that
+// passed. A package whose events stop before its result (go tool test2json
+// reading a binary that was killed) failed. A build's failure is shown
+// once.
 func report(r io.Reader, w io.Writer, verbose bool) (c counts, skips map[string]string, pkgFailed bool, err error) {
 	rp := reporter{w: w, verbose: verbose, skips: map[string]string{}, output: map[test][]string{},
-		paused: map[test]bool{}, pkgs: map[string]*pkgState{}, buildOut: map[string][]string{}}
+		resulted: map[test]bool{}, paused: map[test]bool{}, pkgs: map[string]*pkgState{},
+		buildOut: map[string][]string{}, shownBuild: map[string]bool{}}
 	dec := json.NewDecoder(r)
 	for {
 		var e event
@@ -116,16 +123,18 @@ func (rp *reporter) event(e event) {
 	case "output":
 		if rp.verbose {
 			fmt.Fprint(rp.w, e.Output)
-		} else if e.Test == "" && isResultLine(e.Output) {
-			fmt.Fprint(rp.w, e.Output)
 		}
-		if ps.panic != nil || strings.HasPrefix(e.Output, "panic: ") || strings.HasPrefix(e.Output, "fatal error: ") {
-			ps.panic = append(ps.panic, e.Output) // the rest of the package's output is the panic's
-			return
+		switch {
+		case e.Test == "" && isResultLine(e.Output):
+			if !rp.verbose {
+				fmt.Fprint(rp.w, e.Output)
+			}
+		case e.Test != "" && !rp.resulted[id]:
+			rp.output[id] = append(rp.output[id], e.Output)
+			rp.resulted[id] = result(e.Output, e.Test) != ""
+		default:
+			ps.tail = append(ps.tail, e.Output)
 		}
-		// Build errors (before Go 1.24) and output outside tests belong
-		// to the package.
-		rp.output[id] = append(rp.output[id], e.Output)
 	case "pass", "skip":
 		switch {
 		case e.Test == "":
@@ -151,11 +160,12 @@ func (rp *reporter) event(e event) {
 
 func (rp *reporter) end(id test) {
 	delete(rp.output, id)
+	delete(rp.resulted, id)
 	delete(rp.paused, id)
 }
 
 // packageFailed ends package pkg, which failed: its tests that had not
-// ended, the build that failed, its panic, or else its own output.
+// ended, the build that failed, and its tail.
 func (rp *reporter) packageFailed(pkg, failedBuild string) {
 	ps := rp.pkgs[pkg]
 	ps.ended = true
@@ -171,37 +181,50 @@ func (rp *reporter) packageFailed(pkg, failedBuild string) {
 		id := test{pkg, name}
 		// A result line that came without its event (go tool test2json
 		// at the end of its input) counts.
-		if hasLine(rp.output[id], "--- PASS: "+name+" (") {
+		switch r := resultOf(rp.output[id], name); {
+		case r == "PASS":
 			rp.c.passed++
-		} else if hasLine(rp.output[id], "--- SKIP: "+name+" (") {
+		case r == "SKIP":
 			rp.c.skipped++
 			rp.skips[pkg+"."+name] = skipReason(rp.output[id])
-		} else if rp.paused[id] {
+		case r == "" && rp.paused[id]:
 			rp.printf("--- %s did not run: paused when the package failed\n", name)
-		} else {
+		default:
 			rp.c.failed++
 			ps.testFailed = true
-			rp.printf("--- %s did not end: the package failed in it\n", name)
+			if r == "" {
+				rp.printf("--- %s did not end: the package failed in it\n", name)
+			}
 			rp.show(rp.output[id])
 		}
 		rp.end(id)
 	}
-	if failedBuild != "" {
+	if failedBuild != "" && !rp.shownBuild[failedBuild] {
+		rp.shownBuild[failedBuild] = true
 		rp.show(rp.buildOut[failedBuild])
 	}
-	rp.show(ps.panic)
-	if !ps.testFailed && ps.panic == nil {
-		rp.show(rp.output[test{pkg, ""}]) // a build error, or output outside any test
-	}
+	rp.show(ps.tail)
 	rp.end(test{pkg, ""})
 }
 
-// hasLine reports whether one of lines begins with prefix.
-func hasLine(lines []string, prefix string) bool {
-	for _, l := range lines {
-		if strings.HasPrefix(l, prefix) {
-			return true
+// result returns PASS, FAIL or SKIP if line is test name's result line,
+// else "".
+func result(line, name string) string {
+	t := strings.TrimLeft(line, " ")
+	for _, r := range []string{"PASS", "FAIL", "SKIP"} {
+		if strings.HasPrefix(t, "--- "+r+": "+name+" (") {
+			return r
 		}
 	}
-	return false
+	return ""
+}
+
+// resultOf returns the result of test name that its lines give, or "".
+func resultOf(lines []string, name string) string {
+	for _, l := range lines {
+		if r := result(l, name); r != "" {
+			return r
+		}
+	}
+	return ""
 }
