@@ -205,6 +205,7 @@ func TestStartUnlocked(t *testing.T) {
 				}
 				if n, err := p.Wait(events, quiet); n != 0 || err != nil {
 					t.Errorf("Wait after the close: (%d, %v), want no event", n, err)
+					return
 				}
 			}
 		}},
@@ -260,15 +261,16 @@ func TestStartUnlocked(t *testing.T) {
 		sl := p.at(p.mustSlot(t, server))
 		sl.afd.starting = math.MaxUint8
 		p.mu.Unlock()
-		if err := p.Modify(server, 2, Readable, OneShotLevel); err == nil {
+		if err := p.Modify(server, 2, Writable, Level); err == nil {
 			t.Fatal("a 256th start went ahead")
 		}
 		p.mu.Lock()
-		key, armed, inflight := sl.key, sl.armed, sl.afd.inflight
+		was := settings{sl.key, sl.interest, sl.mode, sl.armed}
+		inflight := sl.afd.inflight
 		sl.afd.starting = 0
 		p.mu.Unlock()
-		if key != 1 || armed || inflight {
-			t.Errorf("after the refusal: key %d, armed %v, a poll out %v; want 1, false, false", key, armed, inflight)
+		if want := (settings{1, Readable, OneShotLevel, false}); was != want || inflight {
+			t.Errorf("after the refusal: %+v, a poll out %v; want %+v, none", was, inflight, want)
 		}
 		if err := p.Modify(server, 1, Readable, OneShotLevel); err != nil {
 			t.Fatal(err)

@@ -12,6 +12,8 @@
 # difference.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# shellcheck source=scripts/lib.sh
+source scripts/lib.sh
 
 dir="$(mktemp -d)"
 trap 'rm -rf "$dir"' EXIT
@@ -76,7 +78,9 @@ want "a PASS" 0 !
 # The watcher that would have taken a snapshot before a kill, and its
 # sleep, end with the script (a bound no other run uses: 17m23s).
 FAKE_OUT=PASS run -test.timeout=17m23s
-! pgrep -f "^sleep $((17 * 60 + 23 + 30 - 1))\$" >/dev/null || fail "the watcher's sleep outlived the script"
+for p in $(pgrep -f "^sleep $((17 * 60 + 23 + 30 - 1))\$"); do
+	! in_prefix "$p" || fail "the watcher's sleep outlived the script"
+done
 FAKE_OUT=FAIL FAKE_STATUS=1 run -test.timeout=10m0s
 want "a FAIL" 1 !
 # One that ends with neither: its status, and what the script knows.
