@@ -138,7 +138,7 @@ func (rp *reporter) event(e event) {
 	case "pass", "skip":
 		switch {
 		case e.Test == "":
-			ps.ended = true
+			ps.ended, ps.tail = true, nil // a package that passed: its tail is not shown
 		case e.Action == "pass":
 			rp.c.passed++
 		default:
@@ -172,7 +172,7 @@ func (rp *reporter) packageFailed(pkg, failedBuild string) {
 	rp.failed = true
 	var unended []string
 	for id := range rp.output {
-		if id.pkg == pkg && id.name != "" {
+		if id.pkg == pkg {
 			unended = append(unended, id.name)
 		}
 	}
@@ -204,7 +204,6 @@ func (rp *reporter) packageFailed(pkg, failedBuild string) {
 		rp.show(rp.buildOut[failedBuild])
 	}
 	rp.show(ps.tail)
-	rp.end(test{pkg, ""})
 }
 
 // result returns PASS, FAIL or SKIP if line is test name's result line,
