@@ -92,7 +92,14 @@ benchstat_version=v0.0.0-20260908200009-22c9c6c9d4da # golang.org/x/perf
 work="$(mktemp -d)"
 # The wineserver of this prefix is this script's: setup.sh started it, and
 # it is restarted below, pinned.
-trap 'wineserver -k </dev/null >/dev/null 2>&1 || true; rm -rf "$work"' EXIT
+at_exit=() # what else to call on exit, before the wineserver ends (conns.sh's)
+on_exit() {
+	local f
+	for f in "${at_exit[@]}"; do "$f"; done
+	wineserver -k </dev/null >/dev/null 2>&1 || true
+	rm -rf "$work"
+}
+trap on_exit EXIT
 trap 'echo "${BASH_SOURCE[0]}: line $LINENO failed (exit status $?)" >&2' ERR
 pin() { taskset -c "$cpu" "$@"; }
 # gobench BINARY ARGS...: runs a Go test binary and passes its output on;
@@ -135,6 +142,7 @@ conns)
 	GOOS=windows GOARCH=amd64 go test -c -o "$work/echo.test.exe" ./examples/echo
 	x86_64-w64-mingw32-gcc -O2 -Wall -Werror -o "$work/cloop.exe" testdata/cloop/cloop.c -lws2_32 -lntdll -lpsapi
 	go build -o "$work/connload" ./internal/cmd/connload
+	go build -o "$work/cachetouch" ./internal/cmd/cachetouch
 	# shellcheck source=scripts/conns.sh
 	source scripts/conns.sh
 	;;
@@ -146,6 +154,7 @@ conns)
 	export SOCKSTATE_CLOOP
 	if [ "$mode" = all ]; then # the conns mode's runs come last
 		go build -o "$work/connload" ./internal/cmd/connload
+		go build -o "$work/cachetouch" ./internal/cmd/cachetouch
 		# shellcheck source=scripts/conns.sh
 		source scripts/conns.sh
 	fi

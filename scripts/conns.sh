@@ -23,6 +23,12 @@
 #         the GOMAXPROCS bench.sh exports: its goroutines wait in the
 #         runtime's poller, which holds no P while it blocks
 #
+# and with CONNS_TOUCH=1 two more, C's server beside a native program on
+# its CPU (internal/cmd/cachetouch) that wakes every 2 ms and writes
+#
+#   ct    a byte in each cache line of 1 MiB: memory traffic
+#   cs    a byte in each of 4 KiB: the wake-ups alone
+#
 # and the load generator (internal/cmd/connload) natively on the other CPU,
 # over the loopback (Wine sockets are host sockets), every byte checked.
 # Workloads, each server once a round, in an order that rotates by round:
@@ -36,9 +42,11 @@
 # pays for what a server allocates once, such as threads, about 1 MB each
 # under Wine, which a Go server starts when its scheduler needs them), and
 # the threads the server started during them; the active phase's messages
-# a second and round-trip p50 and p99; and the CPU time per echoed message
-# of the server process and of the wineserver (utime+stime from /proc).
-# Medians over the rounds with min and max.
+# a second and round-trip p50 and p99; the CPU time per echoed message of
+# the server process and of the wineserver (utime+stime from /proc); and,
+# where they can be counted (conns_walks_init), the walks of Wine's server
+# over its list of pending AFD polls per echoed message and its CPU time
+# per walk. Medians over the rounds with min and max.
 # Then one traced run a server (CONNS_TRACED connections, 2,000 unless
 # told, 1% echoing) counts the Wine server requests of the active phase per
 # echoed message, by name. Last, one run of each of the poller's servers
@@ -71,6 +79,17 @@ fi
 # The servers, and their columns' titles, in the order of the tables.
 conns_servers="go gol go2p go1p c net"
 conns_titles="poller, GOMAXPROCS=3 (go)|locked threads (gol)|GOMAXPROCS=2 (go2p)|GOMAXPROCS=1 (go1p)|C (cloop)|Go net"
+case "${CONNS_TOUCH:-0}" in
+0) ;;
+1)
+	conns_servers+=" ct cs"
+	conns_titles+="|C, 1 MiB touched (ct)|C, 4 KiB touched (cs)"
+	;;
+*)
+	echo "bench.sh conns: CONNS_TOUCH=$CONNS_TOUCH: 1 adds the servers ct and cs, 0 (the default) does not" >&2
+	exit 2
+	;;
+esac
 # An awk function that makes a table's header row: FIRST, then the titles.
 conns_header='function header(first,    t, n, i, h, r) {
 	n = split(titles, t, "|"); h = "| " first " |"; r = "|---|"
@@ -88,6 +107,37 @@ rsskb() { awk '/^VmRSS:/ { print $2 }' "/proc/$1/status"; }
 # under Wine).
 threads() { awk '/^Threads:/ { print $2 }' "/proc/$1/status"; }
 
+# Wine's server walks its list of every pending AFD poll, of every process,
+# on each event of a socket and on each change of what its polls ask for
+# (the loops of sock_get_poll_events and complete_async_polls in Wine 8's
+# server/sock.c; README, "Connection scale"). conns_walks_init sets
+# conns_probes to two uprobes on the starts of those walks in
+# $conns_walk_bin, Debian's wineserver64 of wine64 8.0~repack-4 (the
+# binary of that sha256: the offsets were found by reading its
+# disassembly against Wine 8's source), which each timed run counts in its
+# active phase with perf stat; or, where they cannot be set (not root, no
+# perf, another build of Wine), it leaves conns_probes empty and says why
+# in conns_walks_why. conns_unprobe removes them when bench.sh exits.
+conns_walk_bin=/usr/lib/wine/wineserver64
+conns_walk_sha256=e023cbc6f2129c0bd5eab64a429d22a7a49f29d677d6a5faca429e04372b6228
+conns_walk_group="sockstate_walks_$$" # this run's own: another bench.sh keeps its own
+conns_probes="" conns_walks_why=""
+conns_walks_init() {
+	if (($(id -u) != 0)); then
+		conns_walks_why="uprobes need root"
+	elif ! command -v perf >/dev/null; then
+		conns_walks_why="no perf (Debian: linux-perf)"
+	elif [ "$(sha256sum <"$conns_walk_bin" 2>/dev/null)" != "$conns_walk_sha256  -" ]; then
+		conns_walks_why="$conns_walk_bin is not the build whose walks this script knows (Debian's wine64 8.0~repack-4)"
+	elif ! perf probe -q -x "$conns_walk_bin" -a "$conns_walk_group:polls=0x48fea" -a "$conns_walk_group:complete=0x4a7ec" >/dev/null 2>&1; then
+		conns_walks_why="perf probe could not set uprobes on $conns_walk_bin"
+	else
+		conns_probes="$conns_walk_group:polls,$conns_walk_group:complete"
+		at_exit+=(conns_unprobe)
+	fi
+}
+conns_unprobe() { perf probe -q -d "$conns_walk_group:*" >/dev/null 2>&1 || true; }
+
 # conns_await PATTERN PID: waits until the load generator's output has a
 # line that matches; fails if it (PID) ends first.
 conns_await() {
@@ -104,22 +154,26 @@ conns_await() {
 
 # conns_run SERVER CONNS ACTIVE [traced|sched]: one run; prints
 # "setup-s mem-B/conn threads msgs/s p50-us p99-us server-ms/msg
-# wineserver-ms/msg" (threads: those the server started while its memory
-# was measured),
+# wineserver-ms/msg walks/msg wineserver-µs/walk" (threads: those the
+# server started while its memory was measured; "-" for what was not
+# counted, and for the wineserver's CPU a walk of the net server, which
+# has no poll for them to walk: that CPU goes elsewhere),
 # or, traced, on a wineserver that traces every request, what the active
 # phase asked of it: "msgs name=count..." (requests by name, and
 # ioctl-pending=the poll submissions that found nothing ready yet),
 # or, sched (a Go server), what the execution trace of its active phase
 # shows: "msgs name=count..." as scripts/sched.awk counts them.
 conns_run() {
-	local server="$1" n="$2" active="$3" pass="${4:-}" exe args=() env=()
+	local server="$1" n="$2" active="$3" pass="${4:-}" exe args=() env=() touch=0 polls=1
 	case "$server" in
 	go) exe=echo.test.exe env=(SOCKSTATE_ECHO_SERVER=2 GOMAXPROCS=3) ;;
 	gol) exe=echo.test.exe env=(SOCKSTATE_ECHO_SERVER=2 SOCKSTATE_ECHO_LOCKED=1 GOMAXPROCS=3) ;;
 	go2p) exe=echo.test.exe env=(SOCKSTATE_ECHO_SERVER=2 GOMAXPROCS=2) ;;
 	go1p) exe=echo.test.exe env=(SOCKSTATE_ECHO_SERVER=2 GOMAXPROCS=1) ;;
-	net) exe=echo.test.exe env=(SOCKSTATE_ECHO_SERVER=net) ;;
+	net) exe=echo.test.exe env=(SOCKSTATE_ECHO_SERVER=net) polls=0 ;;
 	c) exe=cloop.exe args=(echo 2) ;;
+	ct) exe=cloop.exe args=(echo 2) touch=1024 ;;
+	cs) exe=cloop.exe args=(echo 2) touch=4 ;;
 	esac
 	if [ "$pass" = sched ]; then
 		rm -f "$work/sched.trace"
@@ -131,8 +185,12 @@ conns_run() {
 	else
 		serve
 	fi
-	local ws
+	local ws toucher=""
 	ws="$(this_wineserver)" || { echo "bench.sh conns: its wineserver did not start" >&2; return 1; }
+	if ((touch)); then
+		GOMAXPROCS=1 taskset -c "$cpu" ./cachetouch -kib "$touch" -every 2ms &
+		toucher=$!
+	fi
 	coproc SERVER { env "${env[@]}" taskset -c "$cpu" wine "$exe" "${args[@]}" 2>&1; }
 	# Bash unsets SERVER and SERVER_PID once the coprocess has ended: keep
 	# them.
@@ -173,9 +231,24 @@ conns_run() {
 			return 1
 		fi
 	fi
+	local walker="" walks=-
+	if [ -z "$pass" ] && [ -n "$conns_probes" ] && [ "$(readlink "/proc/$ws/exe")" = "$conns_walk_bin" ]; then
+		perf stat -x, -e "$conns_probes" -p "$ws" -o "$work/walks" &
+		walker=$!
+		sleep 0.5 # attached before the echo starts: until then nothing walks
+	fi
 	echo go >&"$gofd"
 	conns_await '^active ' "$load" || return 1
 	s1="$(cputicks "$pid")" w1="$(cputicks "$ws")"
+	if [ -n "$walker" ]; then
+		kill -INT "$walker"
+		local status=0
+		wait "$walker" || status=$?
+		# It ends with the status of the SIGINT that stopped it, 130.
+		((status == 130)) || { echo "bench.sh conns: perf stat exited with status $status on $server's wineserver" >&2; return 1; }
+		walks="$(awk -F, '$1 ~ /^[0-9]+$/ { n += $1; k++ } END { if (k == 2) print n }' "$work/walks")"
+		[ -n "$walks" ] || { echo "bench.sh conns: perf stat did not count both walks:" >&2; cat "$work/walks" >&2; return 1; }
+	fi
 	[ "$pass" != traced ] || t1="$(wc -l <"$work/trace")"
 	# The server ends first, while the load generator holds its
 	# connections: closed from the client side all at once they would make
@@ -183,6 +256,10 @@ conns_run() {
 	# this measures.
 	exec {sin}>&- # the server serves until its standard input ends
 	wait "$spid" || { echo "bench.sh conns: $server exited with status $?" >&2; return 1; }
+	if [ -n "$toucher" ]; then
+		kill "$toucher"
+		wait "$toucher" 2>/dev/null || true # killed: its status says so
+	fi
 	exec {gofd}>&-
 	wait "$load" || { echo "bench.sh conns: the load generator failed against $server:" >&2; cat "$work/load.out" >&2; return 1; }
 	rm -f "$work/go.fifo"
@@ -204,19 +281,21 @@ conns_run() {
 			END { printf "%s", msgs; for (k in n) printf " %s=%d", k, n[k]; printf "\n" }'
 		return
 	fi
-	awk -v rss0="$rss0" -v rss1="$rss1" -v th=$((th1 - th0)) -v ds=$((s1 - s0)) -v dw=$((w1 - w0)) -v hz="$ticks" '
+	awk -v rss0="$rss0" -v rss1="$rss1" -v th=$((th1 - th0)) -v ds=$((s1 - s0)) -v dw=$((w1 - w0)) -v hz="$ticks" -v walks="$walks" -v polls="$polls" '
 		{ for (i = 2; i <= NF; i++) { split($i, kv, "="); f[$1, kv[1]] = kv[2] } }
 		END {
 			conns = f["setup", "conns"] - f["base", "conns"]; msgs = f["active", "msgs"]
 			if (conns < 1 || msgs < 1) { print "bench.sh conns: no connection after the first tenth, or no message echoed" > "/dev/stderr"; exit 1 }
-			printf "%s %.0f %d %s %s %s %.3f %.3f\n", f["setup", "seconds"], (rss1 - rss0) * 1024 / conns, th,
+			printf "%s %.0f %d %s %s %s %.3f %.3f %s %s\n", f["setup", "seconds"], (rss1 - rss0) * 1024 / conns, th,
 				f["active", "msgs/s"], f["active", "p50-us"], f["active", "p99-us"],
-				ds * 1000 / hz / msgs, dw * 1000 / hz / msgs
+				ds * 1000 / hz / msgs, dw * 1000 / hz / msgs,
+				walks == "-" ? "-" : sprintf("%.2f", walks / msgs), walks == "-" || walks == 0 || !polls ? "-" : sprintf("%.1f", dw * 1e6 / hz / walks)
 		}' "$work/load.out"
 }
 
 conns_bench() {
 	local r workload server n active servers k
+	conns_walks_init
 	: >conns.results
 	for ((r = 1; r <= rounds; r++)); do
 		echo "==> round $r of $rounds" >&2
@@ -235,18 +314,23 @@ conns_bench() {
 	echo "Echo servers at many connections under Wine: $rounds rounds; servers pinned to CPU $cpu with their wineserver,"
 	echo "the native load generator on CPU $other_cpu; 'all': $conns_all connections all echoing, 'idle': $conns_max with 1% echoing,"
 	echo "${conns_secs} s each, 64-byte messages. Median (min–max) over the rounds."
+	if [ -n "$conns_probes" ]; then
+		echo "Walks: the walks of Wine's server over its list of pending AFD polls (uprobes on $conns_walk_bin, perf stat)."
+	else
+		echo "Walks: not counted: $conns_walks_why."
+	fi
 	echo
 	awk -v list="$conns_servers" -v titles="$conns_titles" "$conns_header"'
 	function sort(a, n,    i, j, t) { for (i = 2; i <= n; i++) for (j = i; j > 1 && a[j-1] > a[j]; j--) { t = a[j]; a[j] = a[j-1]; a[j-1] = t } }
 	function cell(w, s, c,    n, i, a) {
-		n = 0; for (i = 1; i <= R; i++) if ((w, s, i) in have) a[++n] = v[w, s, i, c] + 0
+		n = 0; for (i = 1; i <= R; i++) if ((w, s, i) in have && v[w, s, i, c] != "-") a[++n] = v[w, s, i, c] + 0
 		if (!n) return "-"
 		sort(a, n); return sprintf("%s (%s–%s)", fmt(n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2), fmt(a[1]), fmt(a[n]))
 	}
 	function fmt(x) { return x >= 100 ? sprintf("%.0f", x) : sprintf("%.3g", x) }
 	{ have[$2, $3, $1] = 1; for (c = 4; c <= NF; c++) v[$2, $3, $1, c] = $c; if ($1 > R) R = $1 }
 	END {
-		rows = split("setup s|memory B/conn|threads started meanwhile|msgs/s|p50 µs|p99 µs|server CPU ms/msg|wineserver CPU ms/msg", names, "|")
+		rows = split("setup s|memory B/conn|threads started meanwhile|msgs/s|p50 µs|p99 µs|server CPU ms/msg|wineserver CPU ms/msg|walks of the poll list a msg|wineserver CPU a walk µs (all of it / walks)", names, "|")
 		split("all idle", ws, " "); m = split(list, ss, " ")
 		for (k = 1; k <= 2; k++) {
 			print header(ws[k])
@@ -310,7 +394,7 @@ conns_scheduling() {
 	((conns_sched > 0)) || return 0
 	local server servers=()
 	for server in $conns_servers; do
-		case "$server" in c | net) ;; *) servers+=("$server") ;; esac
+		case "$server" in go*) servers+=("$server") ;; esac # the poller's
 	done
 	: >conns.sched
 	for server in "${servers[@]}"; do

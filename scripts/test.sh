@@ -202,7 +202,7 @@ wine "$work/cloop.exe" mem 100
 step "scripts/bench.sh conns, a short pass that must run, not time (50 and 200 connections, 1 s)"
 # In a Wine prefix of this run's own: bench.sh restarts its wineserver, and
 # two runs on one machine must not share it.
-SOCKSTATE_WINEPREFIX="$work/wine" CONNS_SECS=1 CONNS_ALL=50 CONNS_MAX=200 CONNS_TRACED=200 scripts/bench.sh conns 3 2>&1 |
+SOCKSTATE_WINEPREFIX="$work/wine" CONNS_TOUCH=1 CONNS_SECS=1 CONNS_ALL=50 CONNS_MAX=200 CONNS_TRACED=200 scripts/bench.sh conns 3 2>&1 |
 	grep -vE '^  (all|idle): |^==> round'
 
 step "staticcheck $staticcheck_version"
