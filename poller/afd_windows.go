@@ -29,10 +29,10 @@ type afdSlot struct {
 	cancel   bool  // cancel the poll once started: wanted while starting
 }
 
-// armCall is a poll that arm prepared and left to its caller (Add or
-// Modify) to start once it has released the poller's lock, and to settle
-// with the lock held again: the system call then blocks no other
-// goroutine's Wait, Modify or Add. (Under Wine at 10,000 connections, the
+// armCall is a poll that arm prepared and left to its caller (Add, Modify,
+// or Wait re-arming Level and Edge sockets) to start once it has released
+// the poller's lock, and to settle with the lock held again: the system
+// call then blocks no other goroutine's Wait, Modify or Add. (Under Wine at 10,000 connections, the
 // call waits for a CPU the wineserver keeps busy, and a lock held across
 // it made the echo server's goroutines queue for it.) Another goroutine's
 // Wait may dequeue the poll's packet before the call returns: the kernel
@@ -43,10 +43,11 @@ type armCall struct {
 	i    int32 // the slot, not freed until this call is settled
 	poll *afd.Poll
 	id   uintptr
-	// What a failed start puts back: the registration before a Modify,
-	// or none (an Add).
-	add  bool
-	prev settings
+	// What a failed start puts back: the registration before a Modify;
+	// or none (forget): an Add's, or a re-arm's, whose socket is gone (as
+	// a refused poll again of translate's).
+	forget bool
+	prev   settings
 }
 
 // settings are what a Modify changes.
@@ -139,7 +140,7 @@ func (b *afdBackend) settle(c armCall, err error) error {
 		}
 		return err
 	}
-	if c.add {
+	if c.forget {
 		b.forget(i)
 		return err
 	}
@@ -182,7 +183,7 @@ func (b *afdBackend) cancel(i int32) error {
 }
 
 // submit polls slot i again, under the poller's lock: from translate and
-// flush, which run in Wait.
+// finish, which run in Wait.
 func (b *afdBackend) submit(i int32) error {
 	sl := b.p.at(i)
 	if err := b.dev.Submit(b.polls.At(int(i)), sl.base, afdEvents(sl.interest), b.p.id(i)); err != nil {
@@ -243,17 +244,25 @@ func (b *afdBackend) translate(e sockstate.OverlappedEntry) (Event, int32, bool)
 	return Event{Key: sl.key, Events: ev}, i, true
 }
 
-func (b *afdBackend) flush() {
-	for _, id := range b.rearm {
+// flush takes the last slot left to re-arm, and prepares its poll for
+// rearm to start.
+func (b *afdBackend) flush() (armCall, bool) {
+	for len(b.rearm) > 0 {
+		id := b.rearm[len(b.rearm)-1]
 		i, sl := b.p.lookup(id)
 		if sl == nil || sl.state != slotActive || sl.afd.inflight || !sl.armed {
+			b.rearm = b.rearm[:len(b.rearm)-1]
 			continue // deleted, re-armed by Modify, or disarmed since
 		}
-		if err := b.submit(i); err != nil {
-			b.forget(i)
+		c, err := b.arm(i)
+		if err != nil {
+			return armCall{}, false // its starts are at their bound: left to the next Wait
 		}
+		b.rearm = b.rearm[:len(b.rearm)-1]
+		c.forget = true
+		return c, true
 	}
-	b.rearm = b.rearm[:0]
+	return armCall{}, false
 }
 
 // forget frees slot i, whose socket is gone. The slot is active, so the

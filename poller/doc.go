@@ -23,11 +23,11 @@
 // costs no system call. A slot is reused only after the OS has confirmed
 // that its registration is gone, and packets of a deleted registration
 // ([Poller.Delete]) never reach the caller. [Poller.Wake] makes one Wait
-// return. On AFD, Add and Modify make their system call without the
-// poller's lock, so that one goroutine's call does not hold up another's
-// Wait or Modify; the re-arming of Level and Edge sockets that a Wait does
-// before it blocks, and every call on ProcessSocketNotifications (where an
-// ENABLE must not overtake a REMOVE), are made under it. Close every Poller ([Poller.Close]): on AFD the kernel writes to
+// return. On AFD, Add and Modify, and Wait re-arming Level and Edge
+// sockets before it blocks, make their system calls without the poller's
+// lock, so that one goroutine's call does not hold up another's Wait or
+// Modify; every call on ProcessSocketNotifications (where an ENABLE must
+// not overtake a REMOVE) is made under it. Close every Poller ([Poller.Close]): on AFD the kernel writes to
 // the poller's memory until each poll comes back, and Close waits for that.
 //
 // How many Ps (GOMAXPROCS) to give goroutines that loop on Wait is a trade,

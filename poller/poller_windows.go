@@ -83,8 +83,11 @@ type backend interface {
 	// through an interface call would move Wait's buffer to the heap.)
 	translate(e sockstate.OverlappedEntry) (ev Event, i int32, ok bool)
 	// flush re-arms what the last events left to re-arm, before a Wait
-	// blocks: after the caller has handled them.
-	flush()
+	// blocks: after the caller has handled them. It may leave its system
+	// calls to the caller (see armCall), one for each call of flush that
+	// returns ok; rearm makes them. (A call by value: a slice through an
+	// interface call would move rearm's batch to the heap.)
+	flush() (c armCall, ok bool)
 	// close releases the backend's handles once no Wait runs.
 	close()
 }

@@ -141,8 +141,9 @@ func (b *psn) translate(e sockstate.OverlappedEntry) (Event, int32, bool) {
 }
 
 // flush enables the Level slots reported since the last Wait again, in one
-// call; a refusal leaves the slot to Delete or Close.
-func (b *psn) flush() {
+// call under the poller's lock (an ENABLE must not overtake a REMOVE); a
+// refusal leaves the slot to Delete or Close. It leaves no call.
+func (b *psn) flush() (armCall, bool) {
 	b.regs = b.regs[:0]
 	for _, id := range b.rearm {
 		i, sl := b.p.lookup(id)
@@ -155,6 +156,7 @@ func (b *psn) flush() {
 	if len(b.regs) > 0 {
 		sockstate.Process(b.p.port, b.regs, nil, 0)
 	}
+	return armCall{}, false
 }
 
 func (b *psn) close() {}

@@ -51,7 +51,7 @@ func (p *Poller) Add(s windows.Handle, key uint64, interest Interest, mode Mode)
 	}
 	sl.armed = true
 	p.bySocket.Put(uintptr(s), i, (*slotSockets)(p))
-	c.add = true
+	c.forget = true
 	return p.startCall(c)
 }
 
@@ -107,14 +107,43 @@ func (p *Poller) startCall(c armCall) error {
 	p.waiters.Add(1)
 	defer p.waiters.Done()
 	p.mu.Unlock()
-	var err error
-	if startHook != nil {
-		err = startHook(c.start)
-	} else {
-		err = c.start()
-	}
+	err := c.call()
 	p.mu.Lock()
 	return c.b.settle(c, err)
+}
+
+// rearm re-arms the Level and Edge sockets that Waits have reported since
+// (flush), before a Wait blocks: on AFD it makes their system calls with
+// p.mu released, in batches, as startCall makes one, and settles them (a
+// refused one frees its slot, as if its socket had closed). p.mu is held
+// when it is called and when it returns; the caller is counted in
+// p.waiters.
+func (p *Poller) rearm() {
+	var calls [16]armCall
+	var errs [len(calls)]error
+	for more := true; more; {
+		n := 0
+		for n < len(calls) {
+			c, ok := p.impl.flush()
+			if !ok {
+				more = false
+				break
+			}
+			calls[n] = c
+			n++
+		}
+		if n == 0 {
+			return
+		}
+		p.mu.Unlock()
+		for k := range n {
+			errs[k] = calls[k].call()
+		}
+		p.mu.Lock()
+		for k := range n {
+			calls[k].b.settle(calls[k], errs[k])
+		}
+	}
 }
 
 // Delete removes socket s. It returns at once, also while other goroutines
@@ -178,7 +207,16 @@ func check(s windows.Handle, interest Interest, mode Mode) error {
 	return nil
 }
 
-// startHook, set only by tests, makes startCall's call (start) once the
-// lock is released: the seam for what other goroutines do before the
-// call and after it, before it is settled.
+// call makes the call, without the poller's lock: through startHook if a
+// test has set it.
+func (c armCall) call() error {
+	if startHook != nil {
+		return startHook(c.start)
+	}
+	return c.start()
+}
+
+// startHook, set only by tests, makes the call of startCall or rearm
+// (start) once the lock is released: the seam for what other goroutines
+// do before the call and after it, before it is settled.
 var startHook func(start func() error) error

@@ -17,8 +17,8 @@ import (
 	"github.com/sockstate/sockstate/internal/sockettest"
 )
 
-// duringStart makes f run once in the next poll start that Add or Modify
-// makes without the poller's lock, before the call.
+// duringStart makes f run once in the next poll start that Add, Modify or
+// a Wait's re-arm makes without the poller's lock, before the call.
 func duringStart(t *testing.T, f func()) {
 	hookStart(t, func(start func() error) error { f(); return start() })
 }
@@ -29,10 +29,10 @@ func afterStart(t *testing.T, f func()) {
 	hookStart(t, func(start func() error) error { err := start(); f(); return err })
 }
 
-// hookStart makes the next poll start through h, once. h runs while Add
-// or Modify has released the poller's lock, which it unlocks again when it
-// returns: h must not end its goroutine (t.Fatal); it reports with t.Error
-// and returns.
+// hookStart makes the next poll start through h, once. h runs while Add,
+// Modify or Wait has released the poller's lock, which it unlocks again
+// when it returns: h must not end its goroutine (t.Fatal); it reports with
+// t.Error and returns.
 func hookStart(t *testing.T, h func(start func() error) error) {
 	startHook = func(start func() error) error {
 		startHook = nil
@@ -354,4 +354,105 @@ func TestStartUnlocked(t *testing.T) {
 			expect(t, p, second.key, second.interest)
 		})
 	}
+}
+
+// reportedLevel returns an AFD poller and a socket registered under key 1
+// as Level, readable (its data unread), that a Wait has reported: the next
+// Wait polls it again before it blocks, without the poller's lock.
+func reportedLevel(t *testing.T) (p *Poller, client, server windows.Handle) {
+	p, err := New(WithBackend(AFD))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { p.Close() })
+	client, server = sockettest.Pair(t)
+	if err := p.Add(server, 1, Readable, Level); err != nil {
+		t.Fatal(err)
+	}
+	sockettest.Send(t, client, "x") // not read: every poll reports it
+	expect(t, p, 1, Readable)
+	return p, client, server
+}
+
+// TestRearmUnlocked: on AFD, a Wait polls the Level and Edge sockets it
+// reported again before it blocks, starting the polls without the
+// poller's lock (rearm), in batches; what other goroutines do meanwhile is
+// done once the poll is out, as for Add and Modify (TestStartUnlocked),
+// and a poll that the OS refuses frees the slot, as a closed socket's.
+func TestRearmUnlocked(t *testing.T) {
+	t.Run("lock-free", func(t *testing.T) {
+		p, _, _ := reportedLevel(t)
+		duringStart(t, func() {
+			if !p.mu.TryLock() {
+				t.Error("the poller's lock is held while a Wait polls a Level socket again")
+				return
+			}
+			p.mu.Unlock()
+		})
+		expect(t, p, 1, Readable)
+		if startHook != nil {
+			t.Error("the Wait polled the socket again without making a start")
+		}
+	})
+	t.Run("delete", func(t *testing.T) {
+		p, _, server := reportedLevel(t)
+		duringStart(t, func() {
+			if err := p.Delete(server); err != nil {
+				t.Error(err)
+			}
+		})
+		expectQuiet(t, p, 1, quiet) // the data is there: only the cancel keeps it quiet
+		waitFreed(t, p)
+	})
+	t.Run("modify", func(t *testing.T) {
+		p, _, server := reportedLevel(t)
+		duringStart(t, func() {
+			if err := p.Modify(server, 2, Writable, Level); err != nil {
+				t.Error(err)
+			}
+		})
+		if ev := expect(t, p, 2, Writable); ev&Readable != 0 {
+			t.Errorf("after a Modify to Writable: %v", ev)
+		}
+	})
+	t.Run("refused", func(t *testing.T) {
+		p, _, server := reportedLevel(t)
+		refuseStart(t, p, server)
+		expectQuiet(t, p, 1, quiet)
+		if n := p.slotsInUse(); n != 0 {
+			t.Errorf("%d slots in use after a refused poll, want 0", n)
+		}
+		if err := p.Delete(server); !errors.Is(err, ErrNotRegistered) {
+			t.Errorf("Delete after a refused poll: %v, want ErrNotRegistered", err)
+		}
+	})
+	t.Run("batches", func(t *testing.T) {
+		// More sockets than one batch of calls: each Wait polls all that
+		// the last reported again before it blocks, and a poll of a
+		// socket with data completes as it starts, so each Wait reports
+		// them all.
+		p, err := New(WithBackend(AFD))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer p.Close()
+		const n = 40
+		for k := range n {
+			client, server := sockettest.Pair(t)
+			if err := p.Add(server, uint64(k), Readable, Level); err != nil {
+				t.Fatal(err)
+			}
+			sockettest.Send(t, client, "x")
+		}
+		events := make([]Event, 2*n)
+		for round := range 4 {
+			got, err := p.Wait(events, eventually)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got != n {
+				t.Fatalf("Wait %d: %d of the %d Level sockets reported", round, got, n)
+			}
+		}
+	})
 }

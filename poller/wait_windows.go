@@ -45,7 +45,7 @@ func (p *Poller) Wait(events []Event, timeout time.Duration) (int, error) {
 	p.waiting.Add(1)
 	p.waits++
 	wait := p.waits
-	p.impl.flush() // re-arm what the caller has handled since its last Wait
+	p.rearm() // what the caller has handled since its last Wait
 	p.mu.Unlock()
 	defer p.waiters.Done()
 	defer p.waiting.Add(-1)
@@ -101,7 +101,7 @@ func (p *Poller) Wait(events []Event, timeout time.Duration) (int, error) {
 // that start next (posting them all again would make each Wait post up to
 // 63 packets). The Wait numbered wait has events[:n0] already, and no
 // events yet (n0 == 0) makes it re-arm what waits to be re-armed before it
-// blocks again.
+// blocks again (rearm, which releases p.mu for its calls).
 func (p *Poller) deliver(raw []sockstate.OverlappedEntry, events []Event, n0 int, wait uint64) (n int, woken, closed bool) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -143,7 +143,7 @@ func (p *Poller) deliver(raw []sockstate.OverlappedEntry, events []Event, n0 int
 		p.spareWakes += extra - again
 	}
 	if n0+n == 0 {
-		p.impl.flush() // nothing for the caller: re-arm before waiting again
+		p.rearm() // nothing for the caller: re-arm before waiting again
 	}
 	return n, wakes > 0, closed
 }
