@@ -42,11 +42,13 @@
 # pays for what a server allocates once, such as threads, about 1 MB each
 # under Wine, which a Go server starts when its scheduler needs them), and
 # the threads the server started during them; the active phase's messages
-# a second and round-trip p50 and p99; the CPU time per echoed message of
-# the server process and of the wineserver (utime+stime from /proc); and,
-# where they can be counted (conns_walks_init), the walks of Wine's server
-# over its list of pending AFD polls per echoed message and its CPU time
-# per walk. Medians over the rounds with min and max.
+# a second and round-trip p50 and p99; and the CPU time per echoed message
+# of the server process and of the wineserver (utime+stime from /proc).
+# Medians over the rounds with min and max. Then, where they can be counted
+# (conns_walks_init), one run a server (CONNS_MAX connections, 1% echoing,
+# not timed) counts the walks of Wine's server over its list of pending
+# AFD polls per echoed message, which the idle table's wineserver CPU a
+# message is divided by.
 # Then one traced run a server (CONNS_TRACED connections, 2,000 unless
 # told, 1% echoing) counts the Wine server requests of the active phase per
 # echoed message, by name. Last, one run of each of the poller's servers
@@ -90,6 +92,12 @@ case "${CONNS_TOUCH:-0}" in
 	exit 2
 	;;
 esac
+# An awk function that sorts A[1..N] and returns its median.
+conns_median='
+function median(a, n,    i, j, t) {
+	for (i = 2; i <= n; i++) for (j = i; j > 1 && a[j-1] > a[j]; j--) { t = a[j]; a[j] = a[j-1]; a[j-1] = t }
+	return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
+}'
 # An awk function that makes a table's header row: FIRST, then the titles.
 conns_header='function header(first,    t, n, i, h, r) {
 	n = split(titles, t, "|"); h = "| " first " |"; r = "|---|"
@@ -114,10 +122,12 @@ threads() { awk '/^Threads:/ { print $2 }' "/proc/$1/status"; }
 # conns_probes to two uprobes on the starts of those walks in
 # $conns_walk_bin, Debian's wineserver64 of wine64 8.0~repack-4 (the
 # binary of that sha256: the offsets were found by reading its
-# disassembly against Wine 8's source), which each timed run counts in its
-# active phase with perf stat; or, where they cannot be set (not root, no
-# perf, another build of Wine), it leaves conns_probes empty and says why
-# in conns_walks_why. conns_unprobe removes them when bench.sh exits.
+# disassembly against Wine 8's source), which conns_walks counts with perf
+# stat; or, where they cannot be set (not root, no perf, another build of
+# Wine), it leaves conns_probes empty and says why in conns_walks_why.
+# conns_unprobe removes them when bench.sh exits. The runs that count are
+# not timed: each uprobe hit is a trap into this VM's kernel, and with
+# 1,000 connections all echoing they slowed the echo a hundredfold.
 conns_walk_bin=/usr/lib/wine/wineserver64
 conns_walk_sha256=e023cbc6f2129c0bd5eab64a429d22a7a49f29d677d6a5faca429e04372b6228
 conns_walk_group="sockstate_walks_$$" # this run's own: another bench.sh keeps its own
@@ -154,23 +164,22 @@ conns_await() {
 
 # conns_run SERVER CONNS ACTIVE [traced|sched]: one run; prints
 # "setup-s mem-B/conn threads msgs/s p50-us p99-us server-ms/msg
-# wineserver-ms/msg walks/msg wineserver-µs/walk" (threads: those the
-# server started while its memory was measured; "-" for what was not
-# counted, and for the wineserver's CPU a walk of the net server, which
-# has no poll for them to walk: that CPU goes elsewhere),
+# wineserver-ms/msg" (threads: those the server started while its memory
+# was measured),
 # or, traced, on a wineserver that traces every request, what the active
 # phase asked of it: "msgs name=count..." (requests by name, and
 # ioctl-pending=the poll submissions that found nothing ready yet),
 # or, sched (a Go server), what the execution trace of its active phase
-# shows: "msgs name=count..." as scripts/sched.awk counts them.
+# shows: "msgs name=count..." as scripts/sched.awk counts them,
+# or, walks, the walks of the poll list in the active phase: "msgs walks".
 conns_run() {
-	local server="$1" n="$2" active="$3" pass="${4:-}" exe args=() env=() touch=0 polls=1
+	local server="$1" n="$2" active="$3" pass="${4:-}" exe args=() env=() touch=0
 	case "$server" in
 	go) exe=echo.test.exe env=(SOCKSTATE_ECHO_SERVER=2 GOMAXPROCS=3) ;;
 	gol) exe=echo.test.exe env=(SOCKSTATE_ECHO_SERVER=2 SOCKSTATE_ECHO_LOCKED=1 GOMAXPROCS=3) ;;
 	go2p) exe=echo.test.exe env=(SOCKSTATE_ECHO_SERVER=2 GOMAXPROCS=2) ;;
 	go1p) exe=echo.test.exe env=(SOCKSTATE_ECHO_SERVER=2 GOMAXPROCS=1) ;;
-	net) exe=echo.test.exe env=(SOCKSTATE_ECHO_SERVER=net) polls=0 ;;
+	net) exe=echo.test.exe env=(SOCKSTATE_ECHO_SERVER=net) ;;
 	c) exe=cloop.exe args=(echo 2) ;;
 	ct) exe=cloop.exe args=(echo 2) touch=1024 ;;
 	cs) exe=cloop.exe args=(echo 2) touch=4 ;;
@@ -231,8 +240,10 @@ conns_run() {
 			return 1
 		fi
 	fi
-	local walker="" walks=-
-	if [ -z "$pass" ] && [ -n "$conns_probes" ] && [ "$(readlink "/proc/$ws/exe")" = "$conns_walk_bin" ]; then
+	local walker="" walks
+	if [ "$pass" = walks ]; then
+		[ "$(readlink "/proc/$ws/exe")" = "$conns_walk_bin" ] ||
+			{ echo "bench.sh conns: $server's wineserver runs $(readlink "/proc/$ws/exe"), not $conns_walk_bin" >&2; return 1; }
 		perf stat -x, -e "$conns_probes" -p "$ws" -o "$work/walks" &
 		walker=$!
 		sleep 0.5 # attached before the echo starts: until then nothing walks
@@ -273,6 +284,10 @@ conns_run() {
 		echo "$msgs $counts"
 		return
 	fi
+	if [ "$pass" = walks ]; then
+		echo "$msgs $walks"
+		return
+	fi
 	if [ "$pass" = traced ]; then
 		((t1 > t0)) || { echo "bench.sh conns: no request traced in $server's active phase" >&2; return 1; }
 		sed -n "$((t0 + 1)),${t1}p" "$work/trace" | awk -v msgs="$msgs" '
@@ -281,21 +296,19 @@ conns_run() {
 			END { printf "%s", msgs; for (k in n) printf " %s=%d", k, n[k]; printf "\n" }'
 		return
 	fi
-	awk -v rss0="$rss0" -v rss1="$rss1" -v th=$((th1 - th0)) -v ds=$((s1 - s0)) -v dw=$((w1 - w0)) -v hz="$ticks" -v walks="$walks" -v polls="$polls" '
+	awk -v rss0="$rss0" -v rss1="$rss1" -v th=$((th1 - th0)) -v ds=$((s1 - s0)) -v dw=$((w1 - w0)) -v hz="$ticks" '
 		{ for (i = 2; i <= NF; i++) { split($i, kv, "="); f[$1, kv[1]] = kv[2] } }
 		END {
 			conns = f["setup", "conns"] - f["base", "conns"]; msgs = f["active", "msgs"]
 			if (conns < 1 || msgs < 1) { print "bench.sh conns: no connection after the first tenth, or no message echoed" > "/dev/stderr"; exit 1 }
-			printf "%s %.0f %d %s %s %s %.3f %.3f %s %s\n", f["setup", "seconds"], (rss1 - rss0) * 1024 / conns, th,
+			printf "%s %.0f %d %s %s %s %.3f %.3f\n", f["setup", "seconds"], (rss1 - rss0) * 1024 / conns, th,
 				f["active", "msgs/s"], f["active", "p50-us"], f["active", "p99-us"],
-				ds * 1000 / hz / msgs, dw * 1000 / hz / msgs,
-				walks == "-" ? "-" : sprintf("%.2f", walks / msgs), walks == "-" || walks == 0 || !polls ? "-" : sprintf("%.1f", dw * 1e6 / hz / walks)
+				ds * 1000 / hz / msgs, dw * 1000 / hz / msgs
 		}' "$work/load.out"
 }
 
 conns_bench() {
 	local r workload server n active servers k
-	conns_walks_init
 	: >conns.results
 	for ((r = 1; r <= rounds; r++)); do
 		echo "==> round $r of $rounds" >&2
@@ -314,23 +327,17 @@ conns_bench() {
 	echo "Echo servers at many connections under Wine: $rounds rounds; servers pinned to CPU $cpu with their wineserver,"
 	echo "the native load generator on CPU $other_cpu; 'all': $conns_all connections all echoing, 'idle': $conns_max with 1% echoing,"
 	echo "${conns_secs} s each, 64-byte messages. Median (min–max) over the rounds."
-	if [ -n "$conns_probes" ]; then
-		echo "Walks: the walks of Wine's server over its list of pending AFD polls (uprobes on $conns_walk_bin, perf stat)."
-	else
-		echo "Walks: not counted: $conns_walks_why."
-	fi
 	echo
-	awk -v list="$conns_servers" -v titles="$conns_titles" "$conns_header"'
-	function sort(a, n,    i, j, t) { for (i = 2; i <= n; i++) for (j = i; j > 1 && a[j-1] > a[j]; j--) { t = a[j]; a[j] = a[j-1]; a[j-1] = t } }
+	awk -v list="$conns_servers" -v titles="$conns_titles" "$conns_header$conns_median"'
 	function cell(w, s, c,    n, i, a) {
-		n = 0; for (i = 1; i <= R; i++) if ((w, s, i) in have && v[w, s, i, c] != "-") a[++n] = v[w, s, i, c] + 0
+		n = 0; for (i = 1; i <= R; i++) if ((w, s, i) in have) a[++n] = v[w, s, i, c] + 0
 		if (!n) return "-"
-		sort(a, n); return sprintf("%s (%s–%s)", fmt(n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2), fmt(a[1]), fmt(a[n]))
+		return sprintf("%s (%s–%s)", fmt(median(a, n)), fmt(a[1]), fmt(a[n]))
 	}
 	function fmt(x) { return x >= 100 ? sprintf("%.0f", x) : sprintf("%.3g", x) }
 	{ have[$2, $3, $1] = 1; for (c = 4; c <= NF; c++) v[$2, $3, $1, c] = $c; if ($1 > R) R = $1 }
 	END {
-		rows = split("setup s|memory B/conn|threads started meanwhile|msgs/s|p50 µs|p99 µs|server CPU ms/msg|wineserver CPU ms/msg|walks of the poll list a msg|wineserver CPU a walk µs (all of it / walks)", names, "|")
+		rows = split("setup s|memory B/conn|threads started meanwhile|msgs/s|p50 µs|p99 µs|server CPU ms/msg|wineserver CPU ms/msg", names, "|")
 		split("all idle", ws, " "); m = split(list, ss, " ")
 		for (k = 1; k <= 2; k++) {
 			print header(ws[k])
@@ -342,8 +349,48 @@ conns_bench() {
 			print ""
 		}
 	}' conns.results
+	conns_walks
 	conns_requests
 	conns_scheduling
+}
+
+# conns_walks: one run a server at $conns_max connections with 1% echoing,
+# not timed, counting the walks of Wine's server over its list of pending
+# AFD polls; prints them per echoed message, and the idle table's median
+# wineserver CPU a message divided by them.
+conns_walks() {
+	conns_walks_init
+	echo
+	if [ -z "$conns_probes" ]; then
+		echo "Walks of Wine's server over its list of pending AFD polls: not counted: $conns_walks_why."
+		return
+	fi
+	local server
+	: >conns.walks
+	for server in $conns_servers; do
+		echo "  walks: $server, $conns_max connections, $((conns_max / 100)) active" >&2
+		conns_run "$server" "$conns_max" $((conns_max / 100)) walks | awk -v s="$server" '{ print s, $0 }' >>conns.walks
+	done
+	echo "Walks of Wine's server over its list of pending AFD polls (sock_get_poll_events and complete_async_polls"
+	echo "in server/sock.c), $conns_max connections with 1% echoing: one run a server with uprobes on their starts"
+	echo "in $conns_walk_bin, counted by perf stat, not timed (each walk a trap). Per echoed message:"
+	echo
+	awk -v list="$conns_servers" -v titles="$conns_titles" "$conns_header$conns_median"'
+	FILENAME == "conns.walks" { walks[$1] = $3 / $2; next }
+	$2 == "idle" { cpu[$3, ++n[$3]] = $11 }
+	END {
+		m = split(list, ss, " ")
+		print header("a message")
+		row1 = "| walks of the poll list |"; row2 = "| wineserver CPU a walk (the median above / the walks) |"
+		for (j = 1; j <= m; j++) {
+			s = ss[j]; k = 0
+			for (i = 1; i <= n[s]; i++) a[++k] = cpu[s, i]
+			row1 = row1 sprintf(" %.2f |", walks[s])
+			# net has no poll for them to walk: its wineserver CPU goes elsewhere.
+			row2 = row2 (s == "net" || !walks[s] || !k ? " - |" : sprintf(" %.3g µs |", median(a, k) * 1000 / walks[s]))
+		}
+		print row1; print row2
+	}' conns.walks conns.results
 }
 
 # conns_requests: one traced run a server at $conns_traced connections
