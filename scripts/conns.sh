@@ -23,11 +23,11 @@
 #         the GOMAXPROCS bench.sh exports: its goroutines wait in the
 #         runtime's poller, which holds no P while it blocks
 #
-# and with CONNS_TOUCH=1 two more, C's server beside a native program on
-# its CPU (internal/cmd/cachetouch) that wakes every 2 ms and writes
+# and with CONNS_TOUCH=1 two more, C's server beside a native Go program
+# on its CPU (internal/cmd/cachetouch) that wakes every 2 ms and writes
 #
 #   ct    a byte in each cache line of 1 MiB: memory traffic
-#   cs    a byte in each of 4 KiB: the wake-ups alone
+#   cs    a byte in each of 4 KiB: its waking (and its runtime's) alone
 #
 # and the load generator (internal/cmd/connload) natively on the other CPU,
 # over the loopback (Wine sockets are host sockets), every byte checked.

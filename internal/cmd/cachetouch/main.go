@@ -9,8 +9,10 @@
 // "scripts/bench.sh conns" runs it natively, with CONNS_TOUCH=1, on the CPU
 // that C's echo server shares with its wineserver: with -kib 1024 it puts
 // a MiB of memory traffic through that CPU's caches every D, and with -kib
-// 4 as many wake-ups with next to none, to tell what the traffic costs
-// Wine's server apart from what the wake-ups cost it.
+// 4 it wakes as often with next to none, to tell what the traffic costs
+// Wine's server apart from what a neighbour's waking costs it. (Not the
+// wake-ups of the sleep alone: Go's runtime wakes too, its monitor thread
+// and its timers, the same at either size.)
 package main
 
 import (
