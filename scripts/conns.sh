@@ -354,6 +354,19 @@ conns_bench() {
 	conns_scheduling
 }
 
+# conns_pass PASS LABEL N FILE SERVER...: one run of conns_run's PASS a
+# server at N connections with 1% echoing, each run's line in FILE after
+# its server's name.
+conns_pass() {
+	local pass="$1" label="$2" n="$3" file="$4" server
+	shift 4
+	: >"$file"
+	for server; do
+		echo "  $label: $server, $n connections, $((n / 100)) active" >&2
+		conns_run "$server" "$n" $((n / 100)) "$pass" | awk -v s="$server" '{ print s, $0 }' >>"$file"
+	done
+}
+
 # conns_walks: one run a server at $conns_max connections with 1% echoing,
 # not timed, counting the walks of Wine's server over its list of pending
 # AFD polls; prints them per echoed message, and the idle table's median
@@ -365,12 +378,8 @@ conns_walks() {
 		echo "Walks of Wine's server over its list of pending AFD polls: not counted: $conns_walks_why."
 		return
 	fi
-	local server
-	: >conns.walks
-	for server in $conns_servers; do
-		echo "  walks: $server, $conns_max connections, $((conns_max / 100)) active" >&2
-		conns_run "$server" "$conns_max" $((conns_max / 100)) walks | awk -v s="$server" '{ print s, $0 }' >>conns.walks
-	done
+	# shellcheck disable=SC2086 # the servers are words
+	conns_pass walks walks "$conns_max" conns.walks $conns_servers
 	echo "Walks of Wine's server over its list of pending AFD polls (sock_get_poll_events and complete_async_polls"
 	echo "in server/sock.c), $conns_max connections with 1% echoing: one run a server with uprobes on their starts"
 	echo "in $conns_walk_bin, counted by perf stat, not timed (each walk a trap). Per echoed message:"
@@ -398,12 +407,8 @@ conns_walks() {
 # name, and the share of poll submissions that found nothing ready.
 conns_requests() {
 	((conns_traced > 0)) || return 0
-	local server
-	: >conns.requests
-	for server in $conns_servers; do
-		echo "  traced: $server, $conns_traced connections, $((conns_traced / 100)) active" >&2
-		conns_run "$server" "$conns_traced" $((conns_traced / 100)) traced | awk -v s="$server" '{ print s, $0 }' >>conns.requests
-	done
+	# shellcheck disable=SC2086 # the servers are words
+	conns_pass traced traced "$conns_traced" conns.requests $conns_servers
 	echo "Wine server requests per echoed message, $conns_traced connections with 1% echoing (one traced run a server, not timed):"
 	echo
 	awk -v list="$conns_servers" -v titles="$conns_titles" "$conns_header"'
@@ -443,11 +448,7 @@ conns_scheduling() {
 	for server in $conns_servers; do
 		case "$server" in go*) servers+=("$server") ;; esac # the poller's
 	done
-	: >conns.sched
-	for server in "${servers[@]}"; do
-		echo "  scheduling: $server, $conns_sched connections, $((conns_sched / 100)) active" >&2
-		conns_run "$server" "$conns_sched" $((conns_sched / 100)) sched | awk -v s="$server" '{ print s, $0 }' >>conns.sched
-	done
+	conns_pass sched scheduling "$conns_sched" conns.sched "${servers[@]}"
 	echo
 	echo "The poller's servers as Go's runtime saw them, $conns_sched connections with 1% echoing: one run a server, not"
 	echo "timed, with an execution trace from before the echo to the server's end (a fraction of a second longer);"
