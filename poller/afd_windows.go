@@ -43,9 +43,9 @@ type armCall struct {
 	i    int32 // the slot, not freed until this call is settled
 	poll *afd.Poll
 	id   uintptr
-	// What a failed start puts back: the registration before a Modify;
-	// or none (forget): an Add's, or a re-arm's, whose socket is gone (as
-	// a refused poll again of translate's).
+	// What a failed start puts back: the registration before a Modify
+	// (prev), or none (forget: the slot is freed): after an Add, and after
+	// a Wait's re-arm, as when translate's poll again is refused.
 	forget bool
 	prev   settings
 }
@@ -69,7 +69,10 @@ type afdBackend struct {
 	dev      *afd.Device
 	polls    afd.Polls // slot i's poll is polls.At(i)
 	inflight int       // polls out, whose packets have not been dequeued
-	rearm    []uintptr // IDs of Level and Edge slots to poll again at the next Wait
+	// rearm[rearmAt:] are the IDs of Level and Edge slots to poll again at
+	// the next Wait, oldest first.
+	rearm   []uintptr
+	rearmAt int
 }
 
 func newAFD(p *Poller) (*afdBackend, error) {
@@ -182,8 +185,8 @@ func (b *afdBackend) cancel(i int32) error {
 	return b.dev.Cancel(b.polls.At(int(i)))
 }
 
-// submit polls slot i again, under the poller's lock: from translate and
-// finish, which run in Wait.
+// submit polls slot i again, under the poller's lock: from translate, and
+// from finish (in translate, or in settle when a start failed).
 func (b *afdBackend) submit(i int32) error {
 	sl := b.p.at(i)
 	if err := b.dev.Submit(b.polls.At(int(i)), sl.base, afdEvents(sl.interest), b.p.id(i)); err != nil {
@@ -244,25 +247,32 @@ func (b *afdBackend) translate(e sockstate.OverlappedEntry) (Event, int32, bool)
 	return Event{Key: sl.key, Events: ev}, i, true
 }
 
-// flush takes the last slot left to re-arm, and prepares its poll for
+func (b *afdBackend) toRearm() int { return len(b.rearm) - b.rearmAt }
+
+// flush takes the oldest slot left to re-arm and prepares its poll for
 // rearm to start.
 func (b *afdBackend) flush() (armCall, bool) {
-	for len(b.rearm) > 0 {
-		id := b.rearm[len(b.rearm)-1]
-		i, sl := b.p.lookup(id)
-		if sl == nil || sl.state != slotActive || sl.afd.inflight || !sl.armed {
-			b.rearm = b.rearm[:len(b.rearm)-1]
-			continue // deleted, re-armed by Modify, or disarmed since
-		}
-		c, err := b.arm(i)
-		if err != nil {
-			return armCall{}, false // its starts are at their bound: left to the next Wait
-		}
-		b.rearm = b.rearm[:len(b.rearm)-1]
-		c.forget = true
-		return c, true
+	if b.rearmAt == len(b.rearm) {
+		return armCall{}, false
 	}
-	return armCall{}, false
+	id := b.rearm[b.rearmAt]
+	b.rearmAt++
+	if b.rearmAt >= len(b.rearm)/2 { // what is taken goes, at most as many as are left
+		b.rearm = b.rearm[:copy(b.rearm, b.rearm[b.rearmAt:])]
+		b.rearmAt = 0
+	}
+	i, sl := b.p.lookup(id)
+	if sl == nil || sl.state != slotActive || sl.afd.inflight || !sl.armed {
+		return armCall{}, true // deleted, re-armed by Modify, or disarmed since
+	}
+	c, err := b.arm(i)
+	if err != nil {
+		// Its starts are at their bound: left to a later Wait.
+		b.rearm = append(b.rearm, id)
+		return armCall{}, true
+	}
+	c.forget = true
+	return c, true
 }
 
 // forget frees slot i, whose socket is gone. The slot is active, so the

@@ -83,11 +83,16 @@ type backend interface {
 	// through an interface call would move Wait's buffer to the heap.)
 	translate(e sockstate.OverlappedEntry) (ev Event, i int32, ok bool)
 	// flush re-arms what the last events left to re-arm, before a Wait
-	// blocks: after the caller has handled them. It may leave its system
-	// calls to the caller (see armCall), one for each call of flush that
-	// returns ok; rearm makes them. (A call by value: a slice through an
-	// interface call would move rearm's batch to the heap.)
+	// blocks: after the caller has handled them. Each call takes one
+	// (ok), oldest first, and may leave its system call to the caller in
+	// c (see armCall; the zero value is none), which rearm makes; or all
+	// at once, under the lock, reporting none taken. (By value: a slice
+	// through an interface call would move rearm's batch to the heap.)
 	flush() (c armCall, ok bool)
+	// toRearm counts what is left to re-arm: a Wait takes no more than
+	// was there when it began, or it could re-arm for ever what other
+	// Waits report meanwhile.
+	toRearm() int
 	// close releases the backend's handles once no Wait runs.
 	close()
 }

@@ -140,6 +140,8 @@ func (b *psn) translate(e sockstate.OverlappedEntry) (Event, int32, bool) {
 	return Event{Key: sl.key, Events: ev}, i, true
 }
 
+func (b *psn) toRearm() int { return len(b.rearm) }
+
 // flush enables the Level slots reported since the last Wait again, in one
 // call under the poller's lock (an ENABLE must not overtake a REMOVE); a
 // refusal leaves the slot to Delete or Close. It leaves no call.

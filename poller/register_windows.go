@@ -112,28 +112,29 @@ func (p *Poller) startCall(c armCall) error {
 	return c.b.settle(c, err)
 }
 
-// rearm re-arms the Level and Edge sockets that Waits have reported since
-// (flush), before a Wait blocks: on AFD it makes their system calls with
-// p.mu released, in batches, as startCall makes one, and settles them (a
-// refused one frees its slot, as if its socket had closed). p.mu is held
-// when it is called and when it returns; the caller is counted in
+// rearm re-arms the Level and Edge sockets that Waits reported before it
+// began (flush), before a Wait blocks: on AFD it makes their system calls
+// with p.mu released, in batches, as startCall makes one, and settles them
+// (a refused one frees its slot, as if its socket had closed). p.mu is
+// held when it is called and when it returns; the caller is counted in
 // p.waiters.
 func (p *Poller) rearm() {
 	var calls [16]armCall
 	var errs [len(calls)]error
-	for more := true; more; {
+	for left := p.impl.toRearm(); left > 0; {
 		n := 0
-		for n < len(calls) {
+		for n < len(calls) && left > 0 {
+			left--
 			c, ok := p.impl.flush()
 			if !ok {
-				more = false
-				break
+				left = 0 // none left, or all done at once
+			} else if c.b != nil {
+				calls[n] = c
+				n++
 			}
-			calls[n] = c
-			n++
 		}
 		if n == 0 {
-			return
+			continue
 		}
 		p.mu.Unlock()
 		for k := range n {
@@ -151,8 +152,8 @@ func (p *Poller) rearm() {
 // s is dequeued after Delete returns (a Wait that dequeued one just before
 // may still return it). If the OS refuses the removal, Delete returns its
 // error and s stays registered: the call may be made again. (On AFD, a
-// Delete that comes while another goroutine's Add or Modify of s makes its
-// system call leaves the cancel of the poll to that call and returns nil:
+// Delete that comes while another goroutine's Add, Modify or Wait starts a
+// poll of s leaves the cancel of the poll to that call and returns nil:
 // a refusal then, which cancels of AFD polls are not known to meet, is
 // not reported.)
 //

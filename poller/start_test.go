@@ -15,6 +15,7 @@ import (
 	"golang.org/x/sys/windows"
 
 	"github.com/sockstate/sockstate/internal/sockettest"
+	"github.com/sockstate/sockstate/winsock"
 )
 
 // duringStart makes f run once in the next poll start that Add, Modify or
@@ -374,6 +375,44 @@ func reportedLevel(t *testing.T) (p *Poller, client, server windows.Handle) {
 	return p, client, server
 }
 
+// levelSockets returns an AFD poller with n sockets registered as Level
+// under keys 0 to n-1, each readable (its data unread), and a Wait has
+// reported them all: the next Wait polls them all again.
+func levelSockets(t *testing.T, n int) (*Poller, []windows.Handle) {
+	t.Helper()
+	p, err := New(WithBackend(AFD))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { p.Close() })
+	socks := make([]windows.Handle, n)
+	for k := range socks {
+		client, server := sockettest.Pair(t)
+		if err := p.Add(server, uint64(k), Readable, Level); err != nil {
+			t.Fatal(err)
+		}
+		sockettest.Send(t, client, "x")
+		socks[k] = server
+	}
+	if got, err := p.Wait(make([]Event, 2*n), eventually); got != n || err != nil {
+		t.Fatalf("the first Wait: (%d, %v), want (%d, nil)", got, err, n)
+	}
+	return p, socks
+}
+
+// drain reads what socket s has, for a start hook (no t.Fatal).
+func drain(t *testing.T, s windows.Handle) {
+	buf := make([]byte, 64)
+	for {
+		if _, err := winsock.Recv(s, buf, 0); err != nil {
+			if !errors.Is(err, windows.WSAEWOULDBLOCK) {
+				t.Error(err)
+			}
+			return
+		}
+	}
+}
+
 // TestRearmUnlocked: on AFD, a Wait polls the Level and Edge sockets it
 // reported again before it blocks, starting the polls without the
 // poller's lock (rearm), in batches; what other goroutines do meanwhile is
@@ -394,25 +433,53 @@ func TestRearmUnlocked(t *testing.T) {
 			t.Error("the Wait polled the socket again without making a start")
 		}
 	})
+	// The data is read before the call, so that the readable poll stays
+	// out: only the cancel that the Delete or Modify left to the re-arm
+	// brings it back.
 	t.Run("delete", func(t *testing.T) {
 		p, _, server := reportedLevel(t)
 		duringStart(t, func() {
+			drain(t, server)
 			if err := p.Delete(server); err != nil {
 				t.Error(err)
 			}
 		})
-		expectQuiet(t, p, 1, quiet) // the data is there: only the cancel keeps it quiet
+		expectQuiet(t, p, 1, quiet)
 		waitFreed(t, p)
 	})
 	t.Run("modify", func(t *testing.T) {
 		p, _, server := reportedLevel(t)
 		duringStart(t, func() {
+			drain(t, server)
 			if err := p.Modify(server, 2, Writable, Level); err != nil {
 				t.Error(err)
 			}
 		})
 		if ev := expect(t, p, 2, Writable); ev&Readable != 0 {
 			t.Errorf("after a Modify to Writable: %v", ev)
+		}
+	})
+	t.Run("bounded", func(t *testing.T) {
+		// A Wait re-arms no more than was left to re-arm when it began
+		// (here a batch and one more): what is reported meanwhile waits
+		// for the next Wait.
+		const n = 17
+		p, socks := levelSockets(t, n)
+		b := p.impl.(*afdBackend)
+		duringStart(t, func() {
+			p.mu.Lock()
+			defer p.mu.Unlock()
+			i, _ := p.slotOf(socks[0])
+			b.rearm = append(b.rearm, p.id(i)) // as if another Wait had reported it
+		})
+		if got, err := p.Wait(make([]Event, 2*n), eventually); got != n || err != nil {
+			t.Fatalf("Wait: (%d, %v), want (%d, nil)", got, err, n)
+		}
+		p.mu.Lock()
+		left := b.toRearm()
+		p.mu.Unlock()
+		if left != n+1 {
+			t.Errorf("%d left to re-arm after the Wait, want %d: the one added while it re-armed, and its reports", left, n+1)
 		}
 	})
 	t.Run("refused", func(t *testing.T) {
@@ -426,24 +493,30 @@ func TestRearmUnlocked(t *testing.T) {
 			t.Errorf("Delete after a refused poll: %v, want ErrNotRegistered", err)
 		}
 	})
+	t.Run("starts-bounded", func(t *testing.T) {
+		// A slot whose starts are at their bound is set aside for a later
+		// Wait; the rest are re-armed.
+		p, socks := levelSockets(t, 2)
+		p.mu.Lock()
+		sl := p.at(p.mustSlot(t, socks[0]))
+		sl.afd.starting = math.MaxUint8
+		p.mu.Unlock()
+		events := make([]Event, 4)
+		if got, err := p.Wait(events, eventually); got != 1 || err != nil || events[0].Key != 1 {
+			t.Fatalf("Wait: (%d, %v), %v; want key 1 alone", got, err, events[:got])
+		}
+		p.mu.Lock()
+		sl.afd.starting = 0
+		p.mu.Unlock()
+		expect(t, p, 0, Readable)
+	})
 	t.Run("batches", func(t *testing.T) {
 		// More sockets than one batch of calls: each Wait polls all that
 		// the last reported again before it blocks, and a poll of a
 		// socket with data completes as it starts, so each Wait reports
 		// them all.
-		p, err := New(WithBackend(AFD))
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer p.Close()
 		const n = 40
-		for k := range n {
-			client, server := sockettest.Pair(t)
-			if err := p.Add(server, uint64(k), Readable, Level); err != nil {
-				t.Fatal(err)
-			}
-			sockettest.Send(t, client, "x")
-		}
+		p, _ := levelSockets(t, n)
 		events := make([]Event, 2*n)
 		for round := range 4 {
 			got, err := p.Wait(events, eventually)
