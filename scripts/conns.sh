@@ -125,13 +125,13 @@ threads() { awk '/^Threads:/ { print $2 }' "/proc/$1/status"; }
 # disassembly against Wine 8's source), which conns_walks counts with perf
 # stat; or, where they cannot be set (not root, no perf, another build of
 # Wine), it leaves conns_probes empty and says why in conns_walks_why.
-# conns_unprobe removes them when bench.sh exits. The runs that count are
+# conns_cleanup removes them when bench.sh exits. The runs that count are
 # not timed: each uprobe hit is a trap into this VM's kernel, and with
 # 1,000 connections all echoing they slowed the echo a hundredfold.
 conns_walk_bin=/usr/lib/wine/wineserver64
 conns_walk_sha256=e023cbc6f2129c0bd5eab64a429d22a7a49f29d677d6a5faca429e04372b6228
 conns_walk_group="sockstate_walks_$$" # this run's own: another bench.sh keeps its own
-conns_probes="" conns_walks_why=""
+conns_probes="" conns_walks_why="" conns_probed=0
 conns_walks_init() {
 	if (($(id -u) != 0)); then
 		conns_walks_why="uprobes need root"
@@ -139,14 +139,38 @@ conns_walks_init() {
 		conns_walks_why="no perf (Debian: linux-perf)"
 	elif [ "$(sha256sum <"$conns_walk_bin" 2>/dev/null)" != "$conns_walk_sha256  -" ]; then
 		conns_walks_why="$conns_walk_bin is not the build whose walks this script knows (Debian's wine64 8.0~repack-4)"
-	elif ! perf probe -q -x "$conns_walk_bin" -a "$conns_walk_group:polls=0x48fea" -a "$conns_walk_group:complete=0x4a7ec" >/dev/null 2>&1; then
-		conns_walks_why="perf probe could not set uprobes on $conns_walk_bin"
 	else
-		conns_probes="$conns_walk_group:polls,$conns_walk_group:complete"
-		at_exit+=(conns_unprobe)
+		conns_probed=1 # conns_cleanup removes what it sets, also if it fails halfway
+		if perf probe -q -x "$conns_walk_bin" -a "$conns_walk_group:polls=0x48fea" -a "$conns_walk_group:complete=0x4a7ec" >/dev/null 2>&1; then
+			conns_probes="$conns_walk_group:polls,$conns_walk_group:complete"
+		else
+			conns_walks_why="perf probe could not set uprobes on $conns_walk_bin"
+		fi
 	fi
 }
-conns_unprobe() { perf probe -q -d "$conns_walk_group:*" >/dev/null 2>&1 || true; }
+
+# conns_run's helpers (the toucher, perf stat) are listed in $work/helpers
+# while they run (conns_helper, conns_unhelper): conns_cleanup, on
+# bench.sh's exit, ends those that a failed run left, before it removes
+# the uprobes (perf stat holds them while it runs).
+conns_helper() { echo "$1" >>"$work/helpers"; }
+conns_unhelper() { sed -i "/^$1\$/d" "$work/helpers"; }
+conns_cleanup() {
+	local pid tries alive
+	if [ -s "$work/helpers" ]; then
+		while read -r pid; do kill "$pid" 2>/dev/null || true; done <"$work/helpers"
+		for ((tries = 0; tries < 20; tries++)); do # up to 2 s
+			alive=0
+			while read -r pid; do
+				if kill -0 "$pid" 2>/dev/null; then alive=1; fi
+			done <"$work/helpers"
+			((alive)) || break
+			sleep 0.1
+		done
+	fi
+	((!conns_probed)) || perf probe -q -d "$conns_walk_group:*" >/dev/null 2>&1 || true
+}
+at_exit+=(conns_cleanup)
 
 # conns_await PATTERN PID: waits until the load generator's output has a
 # line that matches; fails if it (PID) ends first.
@@ -197,8 +221,11 @@ conns_run() {
 	local ws toucher=""
 	ws="$(this_wineserver)" || { echo "bench.sh conns: its wineserver did not start" >&2; return 1; }
 	if ((touch)); then
-		GOMAXPROCS=1 taskset -c "$cpu" ./cachetouch -kib "$touch" -every 2ms &
+		# Its own standard streams: not the pipe this run's output goes
+		# to, which a helper left running would hold open.
+		GOMAXPROCS=1 taskset -c "$cpu" ./cachetouch -kib "$touch" -every 2ms </dev/null >/dev/null 2>&1 &
 		toucher=$!
+		conns_helper "$toucher"
 	fi
 	coproc SERVER { env "${env[@]}" taskset -c "$cpu" wine "$exe" "${args[@]}" 2>&1; }
 	# Bash unsets SERVER and SERVER_PID once the coprocess has ended: keep
@@ -244,19 +271,21 @@ conns_run() {
 	if [ "$pass" = walks ]; then
 		[ "$(readlink "/proc/$ws/exe")" = "$conns_walk_bin" ] ||
 			{ echo "bench.sh conns: $server's wineserver runs $(readlink "/proc/$ws/exe"), not $conns_walk_bin" >&2; return 1; }
-		perf stat -x, -e "$conns_probes" -p "$ws" -o "$work/walks" &
+		perf stat -x, -e "$conns_probes" -p "$ws" -o "$work/walks" </dev/null >/dev/null 2>"$work/walks.err" &
 		walker=$!
+		conns_helper "$walker"
 		sleep 0.5 # attached before the echo starts: until then nothing walks
 	fi
 	echo go >&"$gofd"
 	conns_await '^active ' "$load" || return 1
 	s1="$(cputicks "$pid")" w1="$(cputicks "$ws")"
 	if [ -n "$walker" ]; then
-		kill -INT "$walker"
+		kill -INT "$walker" 2>/dev/null || true # its status says if it had ended
 		local status=0
 		wait "$walker" || status=$?
+		conns_unhelper "$walker"
 		# It ends with the status of the SIGINT that stopped it, 130.
-		((status == 130)) || { echo "bench.sh conns: perf stat exited with status $status on $server's wineserver" >&2; return 1; }
+		((status == 130)) || { echo "bench.sh conns: perf stat exited with status $status on $server's wineserver:" >&2; cat "$work/walks.err" >&2; return 1; }
 		walks="$(awk -F, '$1 ~ /^[0-9]+$/ { n += $1; k++ } END { if (k == 2) print n }' "$work/walks")"
 		[ -n "$walks" ] || { echo "bench.sh conns: perf stat did not count both walks:" >&2; cat "$work/walks" >&2; return 1; }
 	fi
@@ -270,6 +299,7 @@ conns_run() {
 	if [ -n "$toucher" ]; then
 		kill "$toucher"
 		wait "$toucher" 2>/dev/null || true # killed: its status says so
+		conns_unhelper "$toucher"
 	fi
 	exec {gofd}>&-
 	wait "$load" || { echo "bench.sh conns: the load generator failed against $server:" >&2; cat "$work/load.out" >&2; return 1; }
@@ -285,6 +315,7 @@ conns_run() {
 		return
 	fi
 	if [ "$pass" = walks ]; then
+		((msgs > 0)) || { echo "bench.sh conns: $server echoed no message in its counting run" >&2; return 1; }
 		echo "$msgs $walks"
 		return
 	fi
