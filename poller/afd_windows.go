@@ -32,9 +32,10 @@ type afdSlot struct {
 // armCall is a poll that arm prepared and left to its caller (Add, Modify,
 // or Wait re-arming Level and Edge sockets) to start once it has released
 // the poller's lock, and to settle with the lock held again: the system
-// call then blocks no other goroutine's Wait, Modify or Add. (Under Wine at 10,000 connections, the
-// call waits for a CPU the wineserver keeps busy, and a lock held across
-// it made the echo server's goroutines queue for it.) Another goroutine's
+// call then blocks no other goroutine's Wait, Modify or Add. (Under Wine
+// at 10,000 connections, the call waits for a CPU the wineserver keeps
+// busy, and a lock held across it made the echo server's goroutines queue
+// for it.) Another goroutine's
 // Wait may dequeue the poll's packet before the call returns: the kernel
 // is done with the poll's memory once it has queued the packet. The zero
 // value is no call.
@@ -257,7 +258,9 @@ func (b *afdBackend) flush() (armCall, bool) {
 	}
 	id := b.rearm[b.rearmAt]
 	b.rearmAt++
-	if b.rearmAt >= len(b.rearm)/2 { // what is taken goes, at most as many as are left
+	if b.rearmAt >= len(b.rearm)/2 {
+		// Drop what is taken once it is half the list: each copy moves
+		// no more than was taken since the last.
 		b.rearm = b.rearm[:copy(b.rearm, b.rearm[b.rearmAt:])]
 		b.rearmAt = 0
 	}
