@@ -35,10 +35,9 @@ type afdSlot struct {
 // call then blocks no other goroutine's Wait, Modify or Add. (Under Wine
 // at 10,000 connections, the call waits for a CPU the wineserver keeps
 // busy, and a lock held across it made the echo server's goroutines queue
-// for it.) Another goroutine's
-// Wait may dequeue the poll's packet before the call returns: the kernel
-// is done with the poll's memory once it has queued the packet. The zero
-// value is no call.
+// for it.) Another goroutine's Wait may dequeue the poll's packet before
+// the call returns: the kernel is done with the poll's memory once it has
+// queued the packet. The zero value is no call.
 type armCall struct {
 	b    *afdBackend
 	i    int32 // the slot, not freed until this call is settled
@@ -70,8 +69,10 @@ type afdBackend struct {
 	dev      *afd.Device
 	polls    afd.Polls // slot i's poll is polls.At(i)
 	inflight int       // polls out, whose packets have not been dequeued
-	// rearm[rearmAt:] are the IDs of Level and Edge slots to poll again at
-	// the next Wait, oldest first.
+	// rearm[rearmAt:] are the IDs of Level and Edge slots to poll again
+	// before a later Wait blocks, oldest first. (One that a failed Modify
+	// or a set-aside leaves while every Wait is blocked waits for one to
+	// return.)
 	rearm   []uintptr
 	rearmAt int
 }
@@ -258,9 +259,9 @@ func (b *afdBackend) flush() (armCall, bool) {
 	}
 	id := b.rearm[b.rearmAt]
 	b.rearmAt++
-	if b.rearmAt >= len(b.rearm)/2 {
-		// Drop what is taken once it is half the list: each copy moves
-		// no more than was taken since the last.
+	if 2*b.rearmAt >= len(b.rearm) {
+		// Drop what is taken once it is half the list or more: each copy
+		// moves no more than was taken since the last.
 		b.rearm = b.rearm[:copy(b.rearm, b.rearm[b.rearmAt:])]
 		b.rearmAt = 0
 	}

@@ -115,7 +115,8 @@ func (p *Poller) startCall(c armCall) error {
 // rearm re-arms the Level and Edge sockets that Waits reported before it
 // began (flush), before a Wait blocks: on AFD it makes their system calls
 // with p.mu released, in batches, as startCall makes one, and settles them
-// (a refused one frees its slot, as if its socket had closed). p.mu is
+// (a refused one frees its slot, as if its socket had closed; one whose
+// starts are at their bound is set aside for a later Wait). p.mu is
 // held when it is called and when it returns; the caller is counted in
 // p.waiters.
 func (p *Poller) rearm() {

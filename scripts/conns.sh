@@ -167,8 +167,17 @@ conns_cleanup() {
 			((alive)) || break
 			sleep 0.1
 		done
+		if ((alive)); then
+			while read -r pid; do kill -KILL "$pid" 2>/dev/null || true; done <"$work/helpers"
+			sleep 0.2
+		fi
 	fi
-	((!conns_probed)) || perf probe -q -d "$conns_walk_group:*" >/dev/null 2>&1 || true
+	if ((conns_probed)); then
+		perf probe -q -d "$conns_walk_group:*" >/dev/null 2>&1 || true # fails too where none was set
+		if perf probe -l 2>/dev/null | grep -q "$conns_walk_group:"; then
+			echo "bench.sh conns: perf probe -d left the uprobes $conns_walk_group:* (perf probe -l lists them)" >&2
+		fi
+	fi
 }
 at_exit+=(conns_cleanup)
 
@@ -297,7 +306,7 @@ conns_run() {
 	exec {sin}>&- # the server serves until its standard input ends
 	wait "$spid" || { echo "bench.sh conns: $server exited with status $?" >&2; return 1; }
 	if [ -n "$toucher" ]; then
-		kill "$toucher"
+		kill "$toucher" 2>/dev/null || true # it may have died already
 		wait "$toucher" 2>/dev/null || true # killed: its status says so
 		conns_unhelper "$toucher"
 	fi
