@@ -399,8 +399,10 @@ func drain(t *testing.T, s windows.Handle) {
 // TestRearmUnlocked: on AFD, a Wait polls the Level and Edge sockets it
 // reported again before it blocks, starting the polls without the
 // poller's lock (rearm), in batches; what other goroutines do meanwhile is
-// done once the poll is out, as for Add and Modify (TestStartUnlocked),
-// and a poll that the OS refuses frees the slot, as a closed socket's.
+// done once the poll is out, as for Add and Modify (TestStartUnlocked); a
+// poll that the OS refuses frees the slot, as a closed socket's; a Wait
+// takes no more than was left to re-arm when it began, and sets aside a
+// slot whose starts are at their bound.
 func TestRearmUnlocked(t *testing.T) {
 	t.Run("lock-free", func(t *testing.T) {
 		p, _ := levelSockets(t, 1)
