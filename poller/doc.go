@@ -26,8 +26,10 @@
 // return. On AFD, Add and Modify, and Wait re-arming Level and Edge
 // sockets before it blocks, make their system calls without the poller's
 // lock, so that one goroutine's call does not hold up another's Wait or
-// Modify; every call on ProcessSocketNotifications (where an ENABLE must
-// not overtake a REMOVE) is made under it. Close every Poller ([Poller.Close]): on AFD the kernel writes to
+// Modify; a poll that Wait makes again at once (one that came back with
+// nothing the caller asked for, or cancelled by a Modify), and every call
+// on ProcessSocketNotifications (where an ENABLE must not overtake a
+// REMOVE), are made under it. Close every Poller ([Poller.Close]): on AFD the kernel writes to
 // the poller's memory until each poll comes back, and Close waits for that.
 //
 // How many Ps (GOMAXPROCS) to give goroutines that loop on Wait is a trade,

@@ -125,6 +125,15 @@ serve() {
 	pin wine cmd /c exit </dev/null >/dev/null 2>&1
 }
 
+# conns_setup builds the native programs of the conns mode and reads its
+# functions (scripts/conns.sh, whose settings are global).
+conns_setup() {
+	go build -o "$work/connload" ./internal/cmd/connload
+	go build -o "$work/cachetouch" ./internal/cmd/cachetouch
+	# shellcheck source=scripts/conns.sh
+	source scripts/conns.sh
+}
+
 echo "==> building what the $mode mode runs" >&2
 case "$mode" in
 overhead)
@@ -141,10 +150,7 @@ yield)
 conns)
 	GOOS=windows GOARCH=amd64 go test -c -o "$work/echo.test.exe" ./examples/echo
 	x86_64-w64-mingw32-gcc -O2 -Wall -Werror -o "$work/cloop.exe" testdata/cloop/cloop.c -lws2_32 -lntdll -lpsapi
-	go build -o "$work/connload" ./internal/cmd/connload
-	go build -o "$work/cachetouch" ./internal/cmd/cachetouch
-	# shellcheck source=scripts/conns.sh
-	source scripts/conns.sh
+	conns_setup
 	;;
 *)
 	GOOS=windows GOARCH=amd64 go test -c -o "$work/poller.test.exe" ./poller
@@ -153,10 +159,7 @@ conns)
 	SOCKSTATE_CLOOP="$(winepath -w "$work/cloop.exe" 2>/dev/null)"
 	export SOCKSTATE_CLOOP
 	if [ "$mode" = all ]; then # the conns mode's runs come last
-		go build -o "$work/connload" ./internal/cmd/connload
-		go build -o "$work/cachetouch" ./internal/cmd/cachetouch
-		# shellcheck source=scripts/conns.sh
-		source scripts/conns.sh
+		conns_setup
 	fi
 	;;
 esac
