@@ -70,9 +70,9 @@ type afdBackend struct {
 	polls    afd.Polls // slot i's poll is polls.At(i)
 	inflight int       // polls out, whose packets have not been dequeued
 	// rearm[rearmAt:] are the IDs of Level and Edge slots to poll again
-	// before a later Wait blocks, oldest first. (One that a failed Modify
-	// or a set-aside leaves while every Wait is blocked waits for one to
-	// return.)
+	// before a later Wait blocks, oldest first. What a failed Modify puts
+	// back, or a set-aside leaves, while every Wait is blocked, wakes one
+	// (wakeToRearm).
 	rearm   []uintptr
 	rearmAt int
 }
@@ -124,6 +124,9 @@ func (b *afdBackend) arm(i int32) (armCall, error) {
 // freed.
 func (b *afdBackend) settle(c armCall, err error) error {
 	i, sl := c.i, b.p.at(c.i)
+	if sl.afd.starting == math.MaxUint8 {
+		b.p.wakeToRearm() // a Wait may have set it aside (flush)
+	}
 	sl.afd.starting--
 	if err == nil {
 		switch {
@@ -151,7 +154,8 @@ func (b *afdBackend) settle(c armCall, err error) error {
 	}
 	sl.key, sl.interest, sl.mode, sl.armed = c.prev.key, c.prev.interest, c.prev.mode, c.prev.armed
 	if sl.armed && !sl.mode.oneShot() {
-		b.rearm = append(b.rearm, c.id) // its poll had come back: the next Wait polls again
+		b.rearm = append(b.rearm, c.id) // its poll had come back: a Wait polls again
+		b.p.wakeToRearm()
 	}
 	return err
 }
@@ -271,7 +275,8 @@ func (b *afdBackend) flush() (armCall, bool) {
 	}
 	c, err := b.arm(i)
 	if err != nil {
-		// Its starts are at their bound: left to a later Wait.
+		// Its starts are at their bound: left to a later Wait, which the
+		// settle that takes them below it wakes if all are blocked.
 		b.rearm = append(b.rearm, id)
 		return armCall{}, true
 	}

@@ -34,11 +34,14 @@ var (
 	ErrAlreadyRegistered = errors.New("poller: socket already registered")
 )
 
-// Completion keys of the packets the poller posts itself.
+// Completion keys of the packets the poller posts itself. (A slot's ID
+// could match one on a 32-bit build but for its low bits: maxSlots keeps
+// them below these keys'.)
 const (
 	wakeKey  = ^uintptr(0)
 	closeKey = ^uintptr(0) - 1
 	afdKey   = ^uintptr(0) - 2
+	rearmKey = ^uintptr(0) - 3 // something to re-arm for a blocked Wait (wakeToRearm)
 )
 
 // Poller is a readiness poller. Its methods may be called from several
@@ -150,6 +153,19 @@ func (p *Poller) Wake() error {
 
 func (p *Poller) post(key uintptr) error {
 	return windows.PostQueuedCompletionStatus(p.port, 0, key, nil)
+}
+
+// wakeToRearm makes a blocked Wait re-arm what was left to re-arm after
+// it began, which would otherwise wait for a Wait to return: its packet
+// is no event, and a Wait with none re-arms before it blocks again
+// (deliver). A Wait that starts later re-arms it anyway. Called with p.mu
+// held.
+func (p *Poller) wakeToRearm() {
+	if p.waiting.Load() > 0 {
+		// Posting fails only for want of memory; then it waits for a
+		// Wait to return, as without the packet.
+		p.post(rearmKey)
+	}
 }
 
 // Close wakes every Wait, which returns ErrClosed, waits for them to

@@ -41,9 +41,12 @@ const (
 )
 
 // IDs: the slot index plus one in the low 24 bits, the generation above.
+// The top 16 values of the low bits are left to the poller's own keys
+// (wakeKey and the rest), which a 32-bit ID could otherwise match.
 const (
 	indexBits = 24
-	maxSlots  = 1<<indexBits - 1
+	indexMask = 1<<indexBits - 1
+	maxSlots  = indexMask - 16
 )
 
 func (p *Poller) id(index int32) uintptr {
@@ -52,12 +55,12 @@ func (p *Poller) id(index int32) uintptr {
 
 // lookup returns the slot an ID names, or nil for a stale or foreign ID.
 func (p *Poller) lookup(id uintptr) (int32, *slot) {
-	index := int32(id&maxSlots) - 1
+	index := int32(id&indexMask) - 1
 	if index < 0 || index >= p.used {
 		return -1, nil
 	}
 	s := p.at(index)
-	if s.state == slotFree || uintptr(s.gen)<<indexBits != id&^maxSlots {
+	if s.state == slotFree || uintptr(s.gen)<<indexBits != id&^indexMask {
 		return -1, nil
 	}
 	return index, s

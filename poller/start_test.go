@@ -99,7 +99,8 @@ func waitFreed(t *testing.T, p *Poller) {
 // taken the poll's packet before the start is settled, and a Delete then
 // leaves the freeing of the slot to the settle. A start that fails after
 // a Delete frees the slot, and one after a Modify leaves the Modify's
-// registration; else the registration is put back as it was.
+// registration; else the registration is put back as it was, and a Level
+// one is polled again by a Wait, one that is blocked too.
 func TestStartUnlocked(t *testing.T) {
 	t.Run("delete", func(t *testing.T) {
 		p, _, server := firedOneShot(t)
@@ -329,6 +330,26 @@ func TestStartUnlocked(t *testing.T) {
 			t.Errorf("the failed Modify's Writable reported: %v", ev)
 		}
 	})
+	t.Run("failed-start-level-blocked", func(t *testing.T) {
+		// As failed-start-level, but the Wait that passes the socket by
+		// is blocked when the Modify fails: it is woken to poll the
+		// socket again, not left until another socket's event.
+		p, socks := levelSockets(t, 1)
+		sl, base := refuseStart(t, p, socks[0])
+		var waited <-chan blockedResult
+		duringStart(t, func() {
+			waited = blockedWait(p)
+			p.mu.Lock()
+			sl.base = base // what comes after this start is not refused
+			p.mu.Unlock()
+		})
+		if err := p.Modify(socks[0], 2, Writable, Level); err == nil {
+			t.Fatal("a Modify whose poll did not start returned nil")
+		}
+		if r := <-waited; r.err != nil || len(r.events) != 1 || r.events[0].Key != 0 || r.events[0].Events != Readable {
+			t.Errorf("the Wait blocked while the Modify failed: %v, %v; want key 0 Readable within %v", r.events, r.err, eventually)
+		}
+	})
 	// A Modify that comes while another's poll starts, and the start
 	// fails: the second Modify's registration stands, as if the first had
 	// succeeded before it, also when it changes only the key (which
@@ -382,6 +403,36 @@ func levelSockets(t *testing.T, n int) (*Poller, []windows.Handle) {
 	return p, socks
 }
 
+// blockedResult is what a Wait of blockedWait returned.
+type blockedResult struct {
+	events []Event
+	err    error
+}
+
+// blockedWait starts a Wait (for up to eventually) in a goroutine of its
+// own and returns, once that Wait has re-armed what it found to re-arm and
+// is about to block, the channel its result comes on. No t.Fatal: it may
+// run in a start hook.
+func blockedWait(p *Poller) <-chan blockedResult {
+	p.mu.Lock()
+	before := p.waits
+	p.mu.Unlock()
+	c := make(chan blockedResult, 1)
+	go func() {
+		events := make([]Event, 8)
+		n, err := p.Wait(events, eventually)
+		c <- blockedResult{events[:n], err}
+	}()
+	// The Wait counts itself and re-arms in one hold of the lock, unless
+	// it has a call to make, which these tests leave it none of.
+	for started := false; !started; time.Sleep(time.Millisecond) {
+		p.mu.Lock()
+		started = p.waits != before
+		p.mu.Unlock()
+	}
+	return c
+}
+
 // drain reads what socket s has, for a start hook (no t.Fatal).
 func drain(t *testing.T, s windows.Handle) {
 	buf := make([]byte, 64)
@@ -402,7 +453,8 @@ func drain(t *testing.T, s windows.Handle) {
 // done once the poll is out, as for Add and Modify (TestStartUnlocked); a
 // poll that the OS refuses frees the slot, as a closed socket's; a Wait
 // takes no more than was left to re-arm when it began, and sets aside a
-// slot whose starts are at their bound.
+// slot whose starts are at their bound, until a start settles and wakes a
+// Wait.
 func TestRearmUnlocked(t *testing.T) {
 	t.Run("lock-free", func(t *testing.T) {
 		p, _ := levelSockets(t, 1)
@@ -484,7 +536,7 @@ func TestRearmUnlocked(t *testing.T) {
 	t.Run("starts-bounded", func(t *testing.T) {
 		// A slot whose starts are at their bound is set aside for a later
 		// Wait; the rest are re-armed. (The oldest is the one refused.)
-		p, _ := levelSockets(t, 2)
+		p, socks := levelSockets(t, 2)
 		b := p.impl.(*afdBackend)
 		p.mu.Lock()
 		first, sl := p.lookup(b.rearm[b.rearmAt])
@@ -495,10 +547,24 @@ func TestRearmUnlocked(t *testing.T) {
 		if got, err := p.Wait(events, eventually); got != 1 || err != nil || events[0].Key == key {
 			t.Fatalf("Wait: (%d, %v), %v; want the other socket alone, not key %d (slot %d)", got, err, events[:got], key, first)
 		}
+		// The other socket is drained and its poll left out (a Wait that
+		// does not block sets the slot aside again), and a Wait blocks;
+		// one of the starts settles, and the slot is no longer at the
+		// bound: the Wait is woken to poll it.
+		drain(t, socks[1-key]) // keys are the sockets' indexes
+		if got, err := p.Wait(events, 0); got != 0 || err != nil {
+			t.Fatalf("Wait after the other socket was read: (%d, %v) %v, want (0, nil)", got, err, events[:got])
+		}
+		waited := blockedWait(p)
+		p.mu.Lock()
+		b.settle(armCall{b: b, i: first, id: p.id(first)}, nil)
+		p.mu.Unlock()
+		if r := <-waited; r.err != nil || len(r.events) != 1 || r.events[0].Key != key {
+			t.Errorf("the Wait blocked when a start settled: %v, %v; want key %d within %v", r.events, r.err, key, eventually)
+		}
 		p.mu.Lock()
 		sl.afd.starting = 0
 		p.mu.Unlock()
-		expect(t, p, key, Readable)
 	})
 	t.Run("batches", func(t *testing.T) {
 		// More sockets than one batch of calls: each Wait polls all that

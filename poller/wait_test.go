@@ -238,6 +238,16 @@ func TestWaitNumberComesRound(t *testing.T) {
 	})
 }
 
+// TestOwnKeys: no slot's ID matches a key of the packets the poller posts
+// itself, whose low bits are above the highest slot's on every build.
+func TestOwnKeys(t *testing.T) {
+	for _, key := range []uintptr{wakeKey, closeKey, afdKey, rearmKey} {
+		if low := key & indexMask; low <= maxSlots {
+			t.Errorf("key %#x: slot %d's ID has its low bits", key, low-1)
+		}
+	}
+}
+
 // TestSlotSize: a registration's slot stays 48 bytes on 64-bit builds
 // (the README's memory figures count it).
 func TestSlotSize(t *testing.T) {

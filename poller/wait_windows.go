@@ -114,6 +114,8 @@ func (p *Poller) deliver(raw []sockstate.OverlappedEntry, events []Event, n0 int
 		case closeKey:
 			closed = true
 			continue
+		case rearmKey:
+			continue // for the rearm below
 		}
 		ev, slot, ok := p.impl.translate(raw[i])
 		if !ok {
