@@ -119,7 +119,7 @@ func run(addr string, conns, base, active int, duration time.Duration, size, par
 			}
 		}
 	}
-	fmt.Printf("setup conns=%d refused=%d seconds=%.2f\nready\n", len(cs), refused, took.Seconds())
+	fmt.Printf("setup conns=%d refused=%d seconds=%.4f\nready\n", len(cs), refused, took.Seconds())
 	if _, err := in.ReadString('\n'); err != nil {
 		return fmt.Errorf("waiting for the line that starts the active phase: %w", err)
 	}
