@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"testing"
 	"time"
 
@@ -452,9 +453,9 @@ func drain(t *testing.T, s windows.Handle) {
 // poller's lock (rearm), in batches; what other goroutines do meanwhile is
 // done once the poll is out, as for Add and Modify (TestStartUnlocked); a
 // poll that the OS refuses frees the slot, as a closed socket's; a Wait
-// takes no more than was left to re-arm when it began, and sets aside a
-// slot whose starts are at their bound, until a start settles and wakes a
-// Wait.
+// takes no more than was left to re-arm when it began, oldest first, and
+// sets aside a slot whose starts are at their bound, until a start
+// settles and wakes a Wait.
 func TestRearmUnlocked(t *testing.T) {
 	t.Run("lock-free", func(t *testing.T) {
 		p, _ := levelSockets(t, 1)
@@ -565,6 +566,36 @@ func TestRearmUnlocked(t *testing.T) {
 		p.mu.Lock()
 		sl.afd.starting = 0
 		p.mu.Unlock()
+	})
+	t.Run("oldest-first", func(t *testing.T) {
+		// The list's order is the order of the starts: each poll of a
+		// socket with data completes as it starts, and the port gives
+		// the packets back in that order. (Reversed here, so that the
+		// order of the first Wait's reports does not pass for it.)
+		const n = 5
+		p, _ := levelSockets(t, n)
+		b := p.impl.(*afdBackend)
+		p.mu.Lock()
+		list := b.rearm[b.rearmAt:]
+		slices.Reverse(list)
+		var want []uint64
+		for _, id := range list {
+			_, sl := p.lookup(id)
+			want = append(want, sl.key)
+		}
+		p.mu.Unlock()
+		events := make([]Event, 2*n)
+		got, err := p.Wait(events, eventually)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var keys []uint64
+		for _, ev := range events[:got] {
+			keys = append(keys, ev.Key)
+		}
+		if !slices.Equal(keys, want) {
+			t.Errorf("reported %v, want %v: the order of the list", keys, want)
+		}
 	})
 	t.Run("batches", func(t *testing.T) {
 		// More sockets than one batch of calls: each Wait polls all that
