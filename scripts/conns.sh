@@ -42,8 +42,14 @@
 # pays for what a server allocates once, such as threads, about 1 MB each
 # under Wine, which a Go server starts when its scheduler needs them), and
 # the threads the server started during them; the active phase's messages
-# a second and round-trip p50 and p99; and the CPU time per echoed message
-# of the server process and of the wineserver (utime+stime from /proc).
+# a second and round-trip p50 and p99; the CPU time per echoed message
+# of the server process and of the wineserver (utime+stime from /proc);
+# and, per echoed message, the times the wineserver was preempted
+# (involuntary context switches: the CPU they share is busy, so each is
+# mostly a thread of the server woken) and the times the server's threads
+# waited (voluntary ones: under Wine each request waits for the
+# wineserver's reply), both counted in /proc over the threads that run at
+# each end of the echo.
 # Medians over the rounds with min and max. Then, where they can be counted
 # (conns_walks_init), one run a server (CONNS_MAX connections, 1% echoing,
 # not timed) counts the walks of Wine's server over its list of pending
@@ -114,6 +120,9 @@ rsskb() { awk '/^VmRSS:/ { print $2 }' "/proc/$1/status"; }
 # threads PID: its threads (a Windows thread is a thread of the process
 # under Wine).
 threads() { awk '/^Threads:/ { print $2 }' "/proc/$1/status"; }
+# switches PID KIND: the KIND (voluntary or nonvoluntary) context switches
+# of the process's threads that run now.
+switches() { cat "/proc/$1"/task/*/status 2>/dev/null | awk -v k="$2_ctxt_switches:" '$1 == k { n += $2 } END { print n + 0 }'; }
 
 # Wine's server walks its list of every pending AFD poll, of every process,
 # on each event of a socket and on each change of what its polls ask for
@@ -197,8 +206,9 @@ conns_await() {
 
 # conns_run SERVER CONNS ACTIVE [traced|sched]: one run; prints
 # "setup-s mem-B/conn threads msgs/s p50-us p99-us server-ms/msg
-# wineserver-ms/msg" (threads: those the server started while its memory
-# was measured),
+# wineserver-ms/msg preempted/msg waited/msg" (threads: those the server
+# started while its memory was measured; preempted: the wineserver's
+# involuntary switches; waited: the server's voluntary ones),
 # or, traced, on a wineserver that traces every request, what the active
 # phase asked of it: "msgs name=count..." (requests by name, and
 # ioctl-pending=the poll submissions that found nothing ready yet),
@@ -265,6 +275,8 @@ conns_run() {
 	echo base >&"$gofd"
 	conns_await '^ready$' "$load" || return 1
 	rss1="$(rsskb "$pid")" th1="$(threads "$pid")" s0="$(cputicks "$pid")" w0="$(cputicks "$ws")"
+	local v0 v1 p0 p1
+	v0="$(switches "$pid" voluntary)" p0="$(switches "$ws" nonvoluntary)"
 	local t0=0 t1=0
 	[ "$pass" != traced ] || t0="$(wc -l <"$work/trace")"
 	if [ "$pass" = sched ]; then
@@ -288,6 +300,7 @@ conns_run() {
 	echo go >&"$gofd"
 	conns_await '^active ' "$load" || return 1
 	s1="$(cputicks "$pid")" w1="$(cputicks "$ws")"
+	v1="$(switches "$pid" voluntary)" p1="$(switches "$ws" nonvoluntary)"
 	if [ -n "$walker" ]; then
 		kill -INT "$walker" 2>/dev/null || true # its status says if it had ended
 		local status=0
@@ -336,14 +349,15 @@ conns_run() {
 			END { printf "%s", msgs; for (k in n) printf " %s=%d", k, n[k]; printf "\n" }'
 		return
 	fi
-	awk -v rss0="$rss0" -v rss1="$rss1" -v th=$((th1 - th0)) -v ds=$((s1 - s0)) -v dw=$((w1 - w0)) -v hz="$ticks" '
+	awk -v rss0="$rss0" -v rss1="$rss1" -v th=$((th1 - th0)) -v ds=$((s1 - s0)) -v dw=$((w1 - w0)) -v hz="$ticks" \
+		-v dp=$((p1 - p0)) -v dv=$((v1 - v0)) '
 		{ for (i = 2; i <= NF; i++) { split($i, kv, "="); f[$1, kv[1]] = kv[2] } }
 		END {
 			conns = f["setup", "conns"] - f["base", "conns"]; msgs = f["active", "msgs"]
 			if (conns < 1 || msgs < 1) { print "bench.sh conns: no connection after the first tenth, or no message echoed" > "/dev/stderr"; exit 1 }
-			printf "%s %.0f %d %s %s %s %.3f %.3f\n", f["setup", "seconds"], (rss1 - rss0) * 1024 / conns, th,
+			printf "%s %.0f %d %s %s %s %.3f %.3f %.2f %.2f\n", f["setup", "seconds"], (rss1 - rss0) * 1024 / conns, th,
 				f["active", "msgs/s"], f["active", "p50-us"], f["active", "p99-us"],
-				ds * 1000 / hz / msgs, dw * 1000 / hz / msgs
+				ds * 1000 / hz / msgs, dw * 1000 / hz / msgs, dp / msgs, dv / msgs
 		}' "$work/load.out"
 }
 
@@ -377,7 +391,7 @@ conns_bench() {
 	function fmt(x) { return x >= 100 ? sprintf("%.0f", x) : sprintf("%.3g", x) }
 	{ have[$2, $3, $1] = 1; for (c = 4; c <= NF; c++) v[$2, $3, $1, c] = $c; if ($1 > R) R = $1 }
 	END {
-		rows = split("setup s|memory B/conn|threads started meanwhile|msgs/s|p50 µs|p99 µs|server CPU ms/msg|wineserver CPU ms/msg", names, "|")
+		rows = split("setup s|memory B/conn|threads started meanwhile|msgs/s|p50 µs|p99 µs|server CPU ms/msg|wineserver CPU ms/msg|wineserver preempted /msg|server threads waited /msg", names, "|")
 		split("all idle", ws, " "); m = split(list, ss, " ")
 		for (k = 1; k <= 2; k++) {
 			print header(ws[k])
