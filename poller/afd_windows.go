@@ -71,8 +71,8 @@ type afdBackend struct {
 	inflight int       // polls out, whose packets have not been dequeued
 	// rearm[rearmAt:] are the IDs of Level and Edge slots to poll again
 	// before a later Wait blocks, oldest first. What a failed Modify puts
-	// back, or a set-aside leaves, while every Wait is blocked, wakes one
-	// (wakeToRearm).
+	// back, or a set-aside leaves, wakes a Wait under way to re-arm it
+	// (wakeToRearm), if there is one.
 	rearm   []uintptr
 	rearmAt int
 }

@@ -72,6 +72,50 @@ func (p *Poller) mustSlot(t *testing.T, s windows.Handle) int32 {
 	return i
 }
 
+// waited is what a Wait of startWait returned.
+type waited struct {
+	events []Event
+	err    error
+}
+
+// startWait starts a Wait, with room for room events and up to timeout,
+// in a goroutine of its own, and returns the channel its result comes on
+// once the Wait has counted itself and re-armed what it found to re-arm,
+// which it does in one hold of the poller's lock unless the re-arm has a
+// call to make; or once it has returned, if it returned at once (a spare
+// Wake, a closed poller). A Wait that does neither within eventually is
+// reported with t.Error, not t.Fatal: startWait may run in a start hook.
+func startWait(t *testing.T, p *Poller, room int, timeout time.Duration) <-chan waited {
+	p.mu.Lock()
+	before := p.waits
+	p.mu.Unlock()
+	c := make(chan waited, 1)
+	ended := make(chan struct{})
+	go func() {
+		defer close(ended)
+		events := make([]Event, room)
+		n, err := p.Wait(events, timeout)
+		c <- waited{events[:n], err}
+	}()
+	for deadline := time.Now().Add(eventually); ; time.Sleep(time.Millisecond) {
+		p.mu.Lock()
+		started := p.waits != before
+		p.mu.Unlock()
+		select {
+		case <-ended:
+			return c
+		default:
+		}
+		if started {
+			return c
+		}
+		if time.Now().After(deadline) {
+			t.Errorf("a Wait has not started within %v", eventually)
+			return c
+		}
+	}
+}
+
 // expect waits up to eventually for an event for key with all of want.
 func expect(t *testing.T, p *Poller, key uint64, want Interest) Interest {
 	t.Helper()

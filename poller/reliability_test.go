@@ -191,19 +191,11 @@ func TestWaitFillsSlice(t *testing.T) {
 		if err := p.Modify(servers[0], 0, Readable, OneShotLevel); err != nil {
 			t.Fatal(err)
 		}
-		type result struct {
-			n   int
-			err error
-		}
-		done := make(chan result, 1)
-		go func() {
-			n, err := p.Wait(events, -1)
-			done <- result{n, err}
-		}()
+		done := startWait(t, p, len(events), -1)
 		select {
 		case r := <-done:
-			if r.n != 1 || r.err != nil {
-				t.Errorf("one socket ready: Wait gave (%d, %v)", r.n, r.err)
+			if len(r.events) != 1 || r.err != nil {
+				t.Errorf("one socket ready: Wait gave %v, %v", r.events, r.err)
 			}
 		case <-time.After(eventually):
 			t.Errorf("one socket ready: Wait has not returned after %v: it blocked again", eventually)
@@ -254,41 +246,39 @@ func TestLevelAndBlockedWait(t *testing.T) {
 		if err := p.Add(server, 80, Readable, Level); err != nil {
 			t.Fatal(err)
 		}
-		type result struct {
-			n   int
-			err error
-		}
-		results := make(chan result, 3)
-		wait := func(timeout time.Duration) {
-			events := make([]Event, 4)
-			n, err := p.Wait(events, timeout)
-			if n > 0 && events[0].Key != 80 {
-				err = errors.New("an event of another key")
+		// got checks a Wait's result: the event of key 80.
+		got := func(what string, r waited) {
+			t.Helper()
+			if len(r.events) != 1 || r.events[0].Key != 80 || r.err != nil {
+				t.Fatalf("%s: %v, %v; want the event of key 80", what, r.events, r.err)
 			}
-			results <- result{n, err}
 		}
-		go wait(eventually)
-		go wait(eventually)
-		for p.waiting.Load() < 2 { // both have started (and re-armed)
-			time.Sleep(time.Millisecond)
-		}
+		first, other := startWait(t, p, 4, eventually), startWait(t, p, 4, eventually)
 		sockettest.Send(t, client, "x")
-		if r := <-results; r.n != 1 || r.err != nil {
-			t.Fatalf("first Wait: (%d, %v), want the event", r.n, r.err)
+		select {
+		case r := <-first:
+			got("first Wait", r)
+		case r := <-other:
+			got("first Wait", r)
+			other = first
 		}
 		if p.Backend() == AFD {
 			select {
-			case r := <-results:
-				t.Fatalf("AFD: the blocked Wait returned (%d, %v) before a new Wait started", r.n, r.err)
+			case r := <-other:
+				t.Fatalf("AFD: the blocked Wait returned %v, %v before a new Wait started", r.events, r.err)
 			case <-time.After(quiet):
 			}
 		}
-		go wait(eventually)
-		if r := <-results; r.n != 1 || r.err != nil {
-			t.Fatalf("after a new Wait started: (%d, %v), want the event again", r.n, r.err)
+		third := startWait(t, p, 4, eventually)
+		select {
+		case r := <-other:
+			got("after a new Wait started", r)
+			other = third
+		case r := <-third:
+			got("after a new Wait started", r)
 		}
 		p.Wake() // release the Wait that is left
-		<-results
+		<-other
 	})
 }
 

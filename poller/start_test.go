@@ -15,6 +15,7 @@ import (
 
 	"golang.org/x/sys/windows"
 
+	"github.com/sockstate/sockstate"
 	"github.com/sockstate/sockstate/internal/sockettest"
 	"github.com/sockstate/sockstate/winsock"
 )
@@ -337,9 +338,9 @@ func TestStartUnlocked(t *testing.T) {
 		// socket again, not left until another socket's event.
 		p, socks := levelSockets(t, 1)
 		sl, base := refuseStart(t, p, socks[0])
-		var waited <-chan blockedResult
+		var result <-chan waited
 		duringStart(t, func() {
-			waited = blockedWait(p)
+			result = startWait(t, p, 8, eventually)
 			p.mu.Lock()
 			sl.base = base // what comes after this start is not refused
 			p.mu.Unlock()
@@ -347,7 +348,7 @@ func TestStartUnlocked(t *testing.T) {
 		if err := p.Modify(socks[0], 2, Writable, Level); err == nil {
 			t.Fatal("a Modify whose poll did not start returned nil")
 		}
-		if r := <-waited; r.err != nil || len(r.events) != 1 || r.events[0].Key != 0 || r.events[0].Events != Readable {
+		if r := <-result; r.err != nil || len(r.events) != 1 || r.events[0].Key != 0 || r.events[0].Events != Readable {
 			t.Errorf("the Wait blocked while the Modify failed: %v, %v; want key 0 Readable within %v", r.events, r.err, eventually)
 		}
 	})
@@ -402,36 +403,6 @@ func levelSockets(t *testing.T, n int) (*Poller, []windows.Handle) {
 		t.Fatalf("the first Wait: (%d, %v), want (%d, nil)", got, err, n)
 	}
 	return p, socks
-}
-
-// blockedResult is what a Wait of blockedWait returned.
-type blockedResult struct {
-	events []Event
-	err    error
-}
-
-// blockedWait starts a Wait (for up to eventually) in a goroutine of its
-// own and returns, once that Wait has re-armed what it found to re-arm and
-// is about to block, the channel its result comes on. No t.Fatal: it may
-// run in a start hook.
-func blockedWait(p *Poller) <-chan blockedResult {
-	p.mu.Lock()
-	before := p.waits
-	p.mu.Unlock()
-	c := make(chan blockedResult, 1)
-	go func() {
-		events := make([]Event, 8)
-		n, err := p.Wait(events, eventually)
-		c <- blockedResult{events[:n], err}
-	}()
-	// The Wait counts itself and re-arms in one hold of the lock, unless
-	// it has a call to make, which these tests leave it none of.
-	for started := false; !started; time.Sleep(time.Millisecond) {
-		p.mu.Lock()
-		started = p.waits != before
-		p.mu.Unlock()
-	}
-	return c
 }
 
 // drain reads what socket s has, for a start hook (no t.Fatal).
@@ -556,11 +527,11 @@ func TestRearmUnlocked(t *testing.T) {
 		if got, err := p.Wait(events, 0); got != 0 || err != nil {
 			t.Fatalf("Wait after the other socket was read: (%d, %v) %v, want (0, nil)", got, err, events[:got])
 		}
-		waited := blockedWait(p)
+		result := startWait(t, p, 8, eventually)
 		p.mu.Lock()
 		b.settle(armCall{b: b, i: first, id: p.id(first)}, nil)
 		p.mu.Unlock()
-		if r := <-waited; r.err != nil || len(r.events) != 1 || r.events[0].Key != key {
+		if r := <-result; r.err != nil || len(r.events) != 1 || r.events[0].Key != key {
 			t.Errorf("the Wait blocked when a start settled: %v, %v; want key %d within %v", r.events, r.err, key, eventually)
 		}
 		p.mu.Lock()
@@ -595,6 +566,28 @@ func TestRearmUnlocked(t *testing.T) {
 		}
 		if !slices.Equal(keys, want) {
 			t.Errorf("reported %v, want %v: the order of the list", keys, want)
+		}
+	})
+	t.Run("packet-passed-on", func(t *testing.T) {
+		// A Wait that takes a packet of wakeToRearm with events, and so
+		// returns without re-arming, posts it again while another Wait is
+		// under way, and not otherwise: its caller's next Wait re-arms.
+		p, _ := levelSockets(t, 1)
+		for _, other := range []bool{false, true} {
+			if other {
+				p.waiting.Add(1) // as if another Wait were blocked
+			}
+			p.waiting.Add(1) // this one
+			p.deliver([]sockstate.OverlappedEntry{{CompletionKey: rearmKey}}, make([]Event, 2), 1, math.MaxUint64)
+			p.waiting.Store(0)
+			raw := make([]sockstate.OverlappedEntry, 4)
+			got, err := sockstate.Dequeue(p.port, raw, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if passed := got == 1 && raw[0].CompletionKey == rearmKey; passed != other || got > 1 {
+				t.Errorf("with another Wait %v: %d packets queued after the Wait (%v), want the packet passed on: %v", other, got, raw[:got], other)
+			}
 		}
 	})
 	t.Run("batches", func(t *testing.T) {

@@ -101,11 +101,13 @@ func (p *Poller) Wait(events []Event, timeout time.Duration) (int, error) {
 // that start next (posting them all again would make each Wait post up to
 // 63 packets). The Wait numbered wait has events[:n0] already, and no
 // events yet (n0 == 0) makes it re-arm what waits to be re-armed before it
-// blocks again (rearm, which releases p.mu for its calls).
+// blocks again (rearm, which releases p.mu for its calls); with events, a
+// packet of wakeToRearm that came with them is posted again if another
+// Wait is under way.
 func (p *Poller) deliver(raw []sockstate.OverlappedEntry, events []Event, n0 int, wait uint64) (n int, woken, closed bool) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	wakes := 0
+	wakes, rearms := 0, 0
 	for i := range raw {
 		switch raw[i].CompletionKey {
 		case wakeKey:
@@ -115,7 +117,8 @@ func (p *Poller) deliver(raw []sockstate.OverlappedEntry, events []Event, n0 int
 			closed = true
 			continue
 		case rearmKey:
-			continue // for the rearm below
+			rearms++
+			continue
 		}
 		ev, slot, ok := p.impl.translate(raw[i])
 		if !ok {
@@ -144,8 +147,13 @@ func (p *Poller) deliver(raw []sockstate.OverlappedEntry, events []Event, n0 int
 		}
 		p.spareWakes += extra - again
 	}
-	if n0+n == 0 {
+	switch {
+	case n0+n == 0:
 		p.rearm() // nothing for the caller: re-arm before waiting again
+	case rearms > 0 && p.waiting.Load() > 1:
+		// This Wait returns: what the packet asked for is for another
+		// (its caller's next Wait re-arms it, if no other comes first).
+		p.post(rearmKey)
 	}
 	return n, wakes > 0, closed
 }
