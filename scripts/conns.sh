@@ -121,8 +121,12 @@ rsskb() { awk '/^VmRSS:/ { print $2 }' "/proc/$1/status"; }
 # under Wine).
 threads() { awk '/^Threads:/ { print $2 }' "/proc/$1/status"; }
 # switches PID KIND: the KIND (voluntary or nonvoluntary) context switches
-# of the process's threads that run now.
-switches() { cat "/proc/$1"/task/*/status 2>/dev/null | awk -v k="$2_ctxt_switches:" '$1 == k { n += $2 } END { print n + 0 }'; }
+# of the process's threads that run now (a thread that ends between two
+# readings takes its switches with it: a count over them may be short).
+switches() {
+	{ cat "/proc/$1"/task/*/status 2>/dev/null || true; } | # a thread may end as cat opens it
+		awk -v k="$2_ctxt_switches:" '$1 == k { n += $2 } END { print n + 0 }'
+}
 
 # Wine's server walks its list of every pending AFD poll, of every process,
 # on each event of a socket and on each change of what its polls ask for
