@@ -275,8 +275,8 @@ func (b *afdBackend) flush() (armCall, bool) {
 	}
 	c, err := b.arm(i)
 	if err != nil {
-		// Its starts are at their bound: left to a later Wait, which the
-		// settle that takes them below it wakes if all are blocked.
+		// Its starts are at their bound: left to a later Wait, one under
+		// way woken by the settle that takes them below it.
 		b.rearm = append(b.rearm, id)
 		return armCall{}, true
 	}
