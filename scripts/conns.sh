@@ -49,7 +49,10 @@
 # mostly a thread of the server woken) and the times the server's threads
 # waited (voluntary ones: under Wine each request waits for the
 # wineserver's reply), both counted in /proc over the threads that run at
-# each end of the echo.
+# each end of the echo; and the server thread that waited most during the
+# echo, its waits a message and its CPU a wait (a thread that wakes often
+# to do little, such as the Go runtime's monitor, stands out by the
+# second).
 # Medians over the rounds with min and max. Then, where they can be counted
 # (conns_walks_init), one run a server (CONNS_MAX connections, 1% echoing,
 # not timed) counts the walks of Wine's server over its list of pending
@@ -126,6 +129,18 @@ threads() { awk '/^Threads:/ { print $2 }' "/proc/$1/status"; }
 switches() {
 	{ cat "/proc/$1"/task/*/status 2>/dev/null || true; } | # a thread may end as cat opens it
 		awk -v k="$2_ctxt_switches:" '$1 == k { n += $2 } END { print n + 0 }'
+}
+# tasks PID: a line "TID waits cpu-ms" for each of the process's threads
+# that run now: its voluntary context switches and the CPU time it has run
+# (the scheduler's, to the nanosecond: /proc/PID/task/TID/sched, whose first
+# line is "NAME (TID, #threads: N)"; a kernel built without
+# CONFIG_SCHED_DEBUG has no such file, and the rows made of it read "-").
+tasks() {
+	{ cat "/proc/$1"/task/*/sched 2>/dev/null || true; } | # a thread may end as cat opens it
+		awk '/, #threads: [0-9]+\)$/ { h = substr($0, 1, index($0, ", #threads:") - 1); tid = substr(h, match(h, /\([0-9]+$/) + 1) }
+			$1 == "se.sum_exec_runtime" { cpu[tid] = $3 }
+			$1 == "nr_voluntary_switches" { v[tid] = $3 }
+			END { for (t in v) print t, v[t], cpu[t] }'
 }
 
 # Wine's server walks its list of every pending AFD poll, of every process,
@@ -210,9 +225,10 @@ conns_await() {
 
 # conns_run SERVER CONNS ACTIVE [traced|sched]: one run; prints
 # "setup-s mem-B/conn threads msgs/s p50-us p99-us server-ms/msg
-# wineserver-ms/msg preempted/msg waited/msg" (threads: those the server
-# started while its memory was measured; preempted: the wineserver's
-# involuntary switches; waited: the server's voluntary ones),
+# wineserver-ms/msg preempted/msg waited/msg busiest-waited/msg
+# busiest-us/wait" (threads: those the server started while its memory
+# was measured; preempted: the wineserver's involuntary switches; waited:
+# the server's voluntary ones; busiest: its thread that waited most),
 # or, traced, on a wineserver that traces every request, what the active
 # phase asked of it: "msgs name=count..." (requests by name, and
 # ioctl-pending=the poll submissions that found nothing ready yet),
@@ -281,6 +297,7 @@ conns_run() {
 	rss1="$(rsskb "$pid")" th1="$(threads "$pid")" s0="$(cputicks "$pid")" w0="$(cputicks "$ws")"
 	local v0 v1 p0 p1
 	v0="$(switches "$pid" voluntary)" p0="$(switches "$ws" nonvoluntary)"
+	tasks "$pid" >"$work/tasks0"
 	local t0=0 t1=0
 	[ "$pass" != traced ] || t0="$(wc -l <"$work/trace")"
 	if [ "$pass" = sched ]; then
@@ -305,6 +322,7 @@ conns_run() {
 	conns_await '^active ' "$load" || return 1
 	s1="$(cputicks "$pid")" w1="$(cputicks "$ws")"
 	v1="$(switches "$pid" voluntary)" p1="$(switches "$ws" nonvoluntary)"
+	tasks "$pid" >"$work/tasks1"
 	if [ -n "$walker" ]; then
 		kill -INT "$walker" 2>/dev/null || true # its status says if it had ended
 		local status=0
@@ -353,15 +371,22 @@ conns_run() {
 			END { printf "%s", msgs; for (k in n) printf " %s=%d", k, n[k]; printf "\n" }'
 		return
 	fi
+	# The thread that waited most over the echo (one that started
+	# meanwhile counts from 0): its waits and the CPU it ran.
+	local busiest
+	busiest="$(awk 'NR == FNR { v[$1] = $2; c[$1] = $3; next }
+		$2 - v[$1] > n { n = $2 - v[$1]; ms = $3 - c[$1] }
+		END { printf "%d %.6f\n", n, ms }' "$work/tasks0" "$work/tasks1")"
 	awk -v rss0="$rss0" -v rss1="$rss1" -v th=$((th1 - th0)) -v ds=$((s1 - s0)) -v dw=$((w1 - w0)) -v hz="$ticks" \
-		-v dp=$((p1 - p0)) -v dv=$((v1 - v0)) '
+		-v dp=$((p1 - p0)) -v dv=$((v1 - v0)) -v bv="${busiest% *}" -v bms="${busiest#* }" '
 		{ for (i = 2; i <= NF; i++) { split($i, kv, "="); f[$1, kv[1]] = kv[2] } }
 		END {
 			conns = f["setup", "conns"] - f["base", "conns"]; msgs = f["active", "msgs"]
 			if (conns < 1 || msgs < 1) { print "bench.sh conns: no connection after the first tenth, or no message echoed" > "/dev/stderr"; exit 1 }
-			printf "%s %.0f %d %s %s %s %.3f %.3f %.2f %.2f\n", f["setup", "seconds"], (rss1 - rss0) * 1024 / conns, th,
+			busiest = bv < 1 ? "- -" : sprintf("%.2f %.1f", bv / msgs, bms * 1000 / bv) # no sched file: no such rows
+			printf "%s %.0f %d %s %s %s %.3f %.3f %.2f %.2f %s\n", f["setup", "seconds"], (rss1 - rss0) * 1024 / conns, th,
 				f["active", "msgs/s"], f["active", "p50-us"], f["active", "p99-us"],
-				ds * 1000 / hz / msgs, dw * 1000 / hz / msgs, dp / msgs, dv / msgs
+				ds * 1000 / hz / msgs, dw * 1000 / hz / msgs, dp / msgs, dv / msgs, busiest
 		}' "$work/load.out"
 }
 
@@ -388,14 +413,14 @@ conns_bench() {
 	echo
 	awk -v list="$conns_servers" -v titles="$conns_titles" "$conns_header$conns_median"'
 	function cell(w, s, c,    n, i, a) {
-		n = 0; for (i = 1; i <= R; i++) if ((w, s, i) in have) a[++n] = v[w, s, i, c] + 0
+		n = 0; for (i = 1; i <= R; i++) if ((w, s, i) in have && v[w, s, i, c] != "-") a[++n] = v[w, s, i, c] + 0
 		if (!n) return "-"
 		return sprintf("%s (%s–%s)", fmt(median(a, n)), fmt(a[1]), fmt(a[n]))
 	}
 	function fmt(x) { return x >= 100 ? sprintf("%.0f", x) : sprintf("%.3g", x) }
 	{ have[$2, $3, $1] = 1; for (c = 4; c <= NF; c++) v[$2, $3, $1, c] = $c; if ($1 > R) R = $1 }
 	END {
-		rows = split("setup s|memory B/conn|threads started meanwhile|msgs/s|p50 µs|p99 µs|server CPU ms/msg|wineserver CPU ms/msg|wineserver preempted /msg|server threads waited /msg", names, "|")
+		rows = split("setup s|memory B/conn|threads started meanwhile|msgs/s|p50 µs|p99 µs|server CPU ms/msg|wineserver CPU ms/msg|wineserver preempted /msg|server threads waited /msg|- the thread that waited most /msg|- its CPU µs a wait", names, "|")
 		split("all idle", ws, " "); m = split(list, ss, " ")
 		for (k = 1; k <= 2; k++) {
 			print header(ws[k])
