@@ -418,6 +418,19 @@ conns_bench() {
 		return sprintf("%s (%s–%s)", fmt(median(a, n)), fmt(a[1]), fmt(a[n]))
 	}
 	function fmt(x) { return x >= 100 ? sprintf("%.0f", x) : sprintf("%.3g", x) }
+	# ratio(w, a, b, c): column c of server a over that of server b, a
+	# round at a time: the median (min–max) of those ratios.
+	function ratio(w, a, b, c,    n, i, x, y, r, mid) {
+		if (a == b) return "-"
+		n = 0
+		for (i = 1; i <= R; i++) if ((w, a, i) in have && (w, b, i) in have) {
+			x = v[w, a, i, c] + 0; y = v[w, b, i, c] + 0
+			if (x > 0 && y > 0) r[++n] = x / y
+		}
+		if (!n) return "-"
+		mid = median(r, n)
+		return sprintf("%.2f (%.2f–%.2f)", mid, r[1], r[n])
+	}
 	{ have[$2, $3, $1] = 1; for (c = 4; c <= NF; c++) v[$2, $3, $1, c] = $c; if ($1 > R) R = $1 }
 	END {
 		rows = split("setup s|memory B/conn|threads started meanwhile|msgs/s|p50 µs|p99 µs|server CPU ms/msg|wineserver CPU ms/msg|wineserver preempted /msg|server threads waited /msg|- the thread that waited most /msg|- its CPU µs a wait", names, "|")
@@ -427,6 +440,29 @@ conns_bench() {
 			for (c = 4; c < 4 + rows; c++) {
 				row = "| " names[c - 3] " |"
 				for (j = 1; j <= m; j++) row = row " " cell(ws[k], ss[j], c) " |"
+				print row
+			}
+			print ""
+		}
+		# Against the goals (README, "Connection scale"): the ratio of
+		# each round, whose servers ran side by side.
+		print "Against C (and Go net), a round at a time: the median (min–max) of the ratios of the rounds."
+		print ""
+		split("msgs/s, this / C (goal at least 0.9)|set-up speed, time of C / time of this (goal at least 0.9)|server CPU a message, this / C (goal at most 1.1)|wineserver CPU a message, this / C (goal at most 1.1)|memory a connection, this / C (goal at most 1.5)|memory a connection, Go net / this (goal at least 30)", rn, "|")
+		for (k = 1; k <= 2; k++) {
+			print header(ws[k])
+			for (q = 1; q <= 6; q++) {
+				row = "| " rn[q] " |"
+				for (j = 1; j <= m; j++) {
+					s = ss[j]
+					if (q == 1) x = ratio(ws[k], s, "c", 7)
+					else if (q == 2) x = ratio(ws[k], "c", s, 4)
+					else if (q == 3) x = ratio(ws[k], s, "c", 10)
+					else if (q == 4) x = ratio(ws[k], s, "c", 11)
+					else if (q == 5) x = ratio(ws[k], s, "c", 5)
+					else x = ratio(ws[k], "net", s, 5)
+					row = row " " x " |"
+				}
 				print row
 			}
 			print ""
