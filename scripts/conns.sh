@@ -50,10 +50,14 @@
 # waited (voluntary ones: under Wine each request waits for the
 # wineserver's reply), both counted in /proc over the threads that run at
 # each end of the echo; and the server thread that waited most during the
-# echo, its waits a message and its CPU a wait (a thread that wakes often
-# to do little, such as the Go runtime's monitor, stands out by the
-# second).
-# Medians over the rounds with min and max. Then, where they can be counted
+# echo, its waits a message and its CPU a wait (which thread that is the
+# rows do not say, and it may differ from round to round: a thread that
+# wakes more than any that serves, such as the Go runtime's monitor at
+# its fastest, is the one they report).
+# Medians over the rounds with min and max, then, against C, the median
+# (min–max) of the ratios of each round (whose servers ran one after
+# another) with the goals of the README's "Connection scale".
+# Then, where they can be counted
 # (conns_walks_init), one run a server (CONNS_MAX connections, 1% echoing,
 # not timed) counts the walks of Wine's server over its list of pending
 # AFD polls per echoed message, which the idle table's wineserver CPU a
@@ -133,11 +137,11 @@ switches() {
 # tasks PID: a line "TID waits cpu-ms" for each of the process's threads
 # that run now: its voluntary context switches and the CPU time it has run
 # (the scheduler's, to the nanosecond: /proc/PID/task/TID/sched, whose first
-# line is "NAME (TID, #threads: N)"; a kernel built without
+# line is "NAME (TID, #threads: N)"; Linux before 6.15 built without
 # CONFIG_SCHED_DEBUG has no such file, and the rows made of it read "-").
 tasks() {
 	{ cat "/proc/$1"/task/*/sched 2>/dev/null || true; } | # a thread may end as cat opens it
-		awk '/, #threads: [0-9]+\)$/ { h = substr($0, 1, index($0, ", #threads:") - 1); tid = substr(h, match(h, /\([0-9]+$/) + 1) }
+		awk '/, #threads: [0-9]+\)$/ { tid = $(NF - 2); gsub(/[(,]/, "", tid) }
 			$1 == "se.sum_exec_runtime" { cpu[tid] = $3 }
 			$1 == "nr_voluntary_switches" { v[tid] = $3 }
 			END { for (t in v) print t, v[t], cpu[t] }'
@@ -372,9 +376,10 @@ conns_run() {
 		return
 	fi
 	# The thread that waited most over the echo (one that started
-	# meanwhile counts from 0): its waits and the CPU it ran.
+	# meanwhile counts from 0; one that ended is not counted): its waits
+	# and the CPU it ran.
 	local busiest
-	busiest="$(awk 'NR == FNR { v[$1] = $2; c[$1] = $3; next }
+	busiest="$(awk 'FILENAME == ARGV[1] { v[$1] = $2; c[$1] = $3; next }
 		$2 - v[$1] > n { n = $2 - v[$1]; ms = $3 - c[$1] }
 		END { printf "%d %.6f\n", n, ms }' "$work/tasks0" "$work/tasks1")"
 	awk -v rss0="$rss0" -v rss1="$rss1" -v th=$((th1 - th0)) -v ds=$((s1 - s0)) -v dw=$((w1 - w0)) -v hz="$ticks" \
@@ -383,7 +388,7 @@ conns_run() {
 		END {
 			conns = f["setup", "conns"] - f["base", "conns"]; msgs = f["active", "msgs"]
 			if (conns < 1 || msgs < 1) { print "bench.sh conns: no connection after the first tenth, or no message echoed" > "/dev/stderr"; exit 1 }
-			busiest = bv < 1 ? "- -" : sprintf("%.2f %.1f", bv / msgs, bms * 1000 / bv) # no sched file: no such rows
+			busiest = bv < 1 ? "- -" : sprintf("%.2f %.1f", bv / msgs, bms * 1000 / bv) # no sched file, or no wait
 			printf "%s %.0f %d %s %s %s %.3f %.3f %.2f %.2f %s\n", f["setup", "seconds"], (rss1 - rss0) * 1024 / conns, th,
 				f["active", "msgs/s"], f["active", "p50-us"], f["active", "p99-us"],
 				ds * 1000 / hz / msgs, dw * 1000 / hz / msgs, dp / msgs, dv / msgs, busiest
@@ -419,17 +424,19 @@ conns_bench() {
 	}
 	function fmt(x) { return x >= 100 ? sprintf("%.0f", x) : sprintf("%.3g", x) }
 	# ratio(w, a, b, c): column c of server a over that of server b, a
-	# round at a time: the median (min–max) of those ratios.
-	function ratio(w, a, b, c,    n, i, x, y, r, mid) {
+	# round at a time: the median (min–max) of those ratios, and how many
+	# rounds they are if not all (a round of either missing, or b at 0:
+	# a memory growth under a page over the connections reads 0).
+	function ratio(w, a, b, c,    n, i, y, r, mid) {
 		if (a == b) return "-"
 		n = 0
 		for (i = 1; i <= R; i++) if ((w, a, i) in have && (w, b, i) in have) {
-			x = v[w, a, i, c] + 0; y = v[w, b, i, c] + 0
-			if (x > 0 && y > 0) r[++n] = x / y
+			y = v[w, b, i, c] + 0
+			if (y > 0) r[++n] = v[w, a, i, c] / y
 		}
 		if (!n) return "-"
 		mid = median(r, n)
-		return sprintf("%.2f (%.2f–%.2f)", mid, r[1], r[n])
+		return sprintf("%.2f (%.2f–%.2f)%s", mid, r[1], r[n], n < R ? sprintf(", %d of %d rounds", n, R) : "")
 	}
 	{ have[$2, $3, $1] = 1; for (c = 4; c <= NF; c++) v[$2, $3, $1, c] = $c; if ($1 > R) R = $1 }
 	END {
@@ -445,12 +452,12 @@ conns_bench() {
 			print ""
 		}
 		# Against the goals (README, "Connection scale"): the ratio of
-		# each round, whose servers ran side by side.
+		# each round, whose servers ran one after another.
 		print "Against C (and Go net), a round at a time: the median (min–max) of the ratios of the rounds."
 		print ""
 		split("msgs/s, this / C (goal at least 0.9)|set-up speed, time of C / time of this (goal at least 0.9)|server CPU a message, this / C (goal at most 1.1)|wineserver CPU a message, this / C (goal at most 1.1)|memory a connection, this / C (goal at most 1.5)|memory a connection, Go net / this (goal at least 30)", rn, "|")
 		for (k = 1; k <= 2; k++) {
-			print header(ws[k])
+			print header(ws[k] ", against C")
 			for (q = 1; q <= 6; q++) {
 				row = "| " rn[q] " |"
 				for (j = 1; j <= m; j++) {
