@@ -37,47 +37,32 @@
 // a system call keeps its P until the runtime's monitor thread (sysmon)
 // takes it, one or two of its ticks later (20 µs, growing to 10 ms while it
 // finds nothing to do). While every P is held so, a goroutine made runnable
-// waits for the monitor or for a Wait to return, and goroutines that wait
-// side by side take turns. With a P idle, each yield of the poller (see
-// Wait) may wake a thread for it. The README's "Connection scale" measures
-// one echo server on 2 goroutines at GOMAXPROCS 3, 2 and 1
-// ("scripts/bench.sh conns"): with 1,000 connections all echoing, one P cost
-// a fifth to a little over half of the throughput of more in every run (27
-// and 30% in the two runs since each thread keeps its own pace of yields),
-// and 2 and 3 Ps were within 2% of each other in those two; with 10,000
-// mostly idle connections, 3 Ps ran at 0.74 and 0.73 of C's throughput in
-// those two runs, against 0.97 and 0.98 at 2 and 0.98 and 1.00 at 1, and one
-// P cost the least server CPU a message, narrowly (the most at 2 Ps). So a P
-// for each goroutine that waits (Go's default on a machine with that many
-// CPUs) kept near C's throughput in both loads, one P served the mostly idle
-// load best of the unlocked servers (by 1 to 2%), and a P more than the
-// goroutines gained under 2% at 1,000 and cost a quarter of the throughput
-// at 10,000. (In the 10-client echo of the same "scripts/bench.sh" run, at
-// GOMAXPROCS 2, one goroutine ran at 0.95 of C's speed and two at 0.89.) A
-// Go program started with one CPU in its affinity (start /affinity 1, or
-// taskset under Wine) gets GOMAXPROCS=1; set it with the GOMAXPROCS variable
-// or runtime.GOMAXPROCS.
+// waits for the monitor or for a Wait to return, goroutines that wait side
+// by side take turns, and the monitor, once it has taken a P, ticks every
+// 20 µs again. With a P idle, the monitor rarely takes one, and each yield
+// of the poller (see Wait) may wake a thread for it. The README's
+// "Connection scale" runs one echo server on 2 goroutines at GOMAXPROCS 3,
+// 2 and 1 ("scripts/bench.sh conns") and has one run's figures: with 1,000
+// connections all echoing, one P had about half the throughput of 2 or 3;
+// with 10,000 mostly idle connections the three were within the spread of
+// the rounds in throughput, and 2 Ps, where the goroutines in Wait held
+// every P, cost the most server CPU a message (the monitor's ticks, under
+// Wine each a wait on Wine's server). So one P suits few busy connections
+// only, a P for each goroutine that waits (Go's default on a machine with
+// that many CPUs) keeps the monitor busy, and a P more than the goroutines
+// keeps it quiet. A Go program started with one CPU in its affinity (start
+// /affinity 1, or taskset under Wine) gets GOMAXPROCS=1; set it with the
+// GOMAXPROCS variable or runtime.GOMAXPROCS.
 //
 // Locking a goroutine that loops on Wait to its thread
 // (runtime.LockOSThread) is a trade, not a rule. Unlocked, it moves between
 // threads as the runtime takes its P during Wait and gives it one back;
 // locked, it stays on one, as a C event loop's thread does. The README's
-// "Connection scale" runs the echo server both ways ("scripts/bench.sh
-// conns": go unlocked, gol locked): locked, the server process's CPU a
-// message at 10,000 mostly idle connections was about a quarter lower in two
-// runs (3 and 5% lower in the two since Add and Modify start their poll
-// without the poller's lock, 3% lower and the same in the two since each
-// thread keeps its own pace of yields), but on a CPU it shared, saturated,
-// with Wine's server, and its messages a second rose in one run and fell in
-// the other; at 1,000 connections all echoing its median throughput was 0.79
-// and 0.83 of the unlocked one's, some rounds running at two thirds of it
-// and others as fast. In three later runs of "scripts/bench.sh conns" it was
-// 0.99 to 1.01 of it at 1,000, and faster at 10,000 each time (1.12 to
-// 1.34); in the two since Add and Modify start their poll without the
-// poller's lock, 0.71 of it at 1,000 and 1.14 and 1.19 times it at 10,000;
-// in the two since each thread keeps its own pace of yields, 0.70 and 0.68
-// of it at 1,000 and 1.27 and 1.39 times it at 10,000. The echo server does
-// not lock.
+// "Connection scale" runs the echo server both ways (go unlocked, gol
+// locked): runs before the one it shows had the locked server's CPU a
+// message lower at 10,000 mostly idle connections and its throughput lower
+// at 1,000 all echoing, the two moving from run to run; in the one it
+// shows, locking lost in both loads. The echo server does not lock.
 //
 // Differences between the backends, where the OS leaves no choice:
 //   - [Level] with several goroutines in Wait: AFD polls a reported socket
