@@ -54,8 +54,8 @@ import (
 // (at aed25b0) the runtime took it in 0.009 of the goroutines' calls a
 // message at GOMAXPROCS 3 (2.37 at 4571446, with Wait's one pace for all
 // callers), with 0.57 yields; at GOMAXPROCS 1 in 2.76, all with no
-// processor idle. The README's "Connection scale" has what that did to the
-// CPU.
+// processor idle. The README at 106eb35 has what the pace of each thread
+// did to the CPU.
 // "scripts/bench.sh yield" runs BenchmarkWaitYield with the yield and
 // without it.
 var yieldEvery = 5 * time.Millisecond

@@ -159,7 +159,7 @@ tasks() {
 # Wine), it leaves conns_probes empty and says why in conns_walks_why.
 # conns_cleanup removes them when bench.sh exits. The runs that count are
 # not timed: each uprobe hit is a trap into this VM's kernel, and with
-# 1,000 connections all echoing they slowed the echo a hundredfold.
+# 1,000 connections all echoing they slowed the echo two-hundredfold.
 conns_walk_bin=/usr/lib/wine/wineserver64
 conns_walk_sha256=e023cbc6f2129c0bd5eab64a429d22a7a49f29d677d6a5faca429e04372b6228
 conns_walk_group="sockstate_walks_$$" # this run's own: another bench.sh keeps its own
