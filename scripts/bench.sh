@@ -100,6 +100,11 @@ on_exit() {
 	rm -rf "$work"
 }
 trap on_exit EXIT
+# A SIGTERM to this shell alone (not its process group, as a terminal's
+# Ctrl-C is) would end it without on_exit, and a subshell under way could
+# start the pinned wineserver again; trapped, it ends this script once the
+# command under way has returned, through on_exit.
+trap 'exit 143' TERM
 trap 'echo "${BASH_SOURCE[0]}: line $LINENO failed (exit status $?)" >&2' ERR
 pin() { taskset -c "$cpu" "$@"; }
 # gobench BINARY ARGS...: runs a Go test binary and passes its output on;
