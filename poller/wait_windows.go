@@ -107,7 +107,7 @@ func (p *Poller) Wait(events []Event, timeout time.Duration) (int, error) {
 func (p *Poller) deliver(raw []sockstate.OverlappedEntry, events []Event, n0 int, wait uint64) (n int, woken, closed bool) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	wakes, rearms := 0, 0
+	wakes, rearmed := 0, false
 	for i := range raw {
 		switch raw[i].CompletionKey {
 		case wakeKey:
@@ -117,7 +117,7 @@ func (p *Poller) deliver(raw []sockstate.OverlappedEntry, events []Event, n0 int
 			closed = true
 			continue
 		case rearmKey:
-			rearms++
+			rearmed = true
 			continue
 		}
 		ev, slot, ok := p.impl.translate(raw[i])
@@ -150,7 +150,7 @@ func (p *Poller) deliver(raw []sockstate.OverlappedEntry, events []Event, n0 int
 	switch {
 	case n0+n == 0:
 		p.rearm() // nothing for the caller: re-arm before waiting again
-	case rearms > 0 && p.waiting.Load() > 1:
+	case rearmed && p.waiting.Load() > 1:
 		// This Wait returns: what the packet asked for is for another
 		// (its caller's next Wait re-arms it, if no other comes first).
 		p.post(rearmKey)
