@@ -39,8 +39,7 @@
 // finds nothing to do). While every P is held so, a goroutine made runnable
 // waits for the monitor or for a Wait to return, goroutines that wait side
 // by side take turns, and the monitor, once it has taken a P, ticks every
-// 20 µs again. With a P idle, the monitor rarely takes one, and each yield
-// of the poller (see Wait) may wake a thread for it. The README's
+// 20 µs again. With a P idle, the monitor rarely takes one. The README's
 // "Connection scale" runs one echo server on 2 goroutines at GOMAXPROCS 3,
 // 2 and 1 ("scripts/bench.sh conns") and has one run's figures: with 1,000
 // connections all echoing, one P's median throughput was about half that

@@ -236,3 +236,23 @@ func TestYieldOtherThread(t *testing.T) {
 		}
 	}
 }
+
+// TestGoyieldYields: the poller's yield (goyield, the runtime's) passes
+// through the scheduler: at one P, a goroutine made runnable before it has
+// run when it returns. A yield that did nothing would leave it waiting.
+func TestGoyieldYields(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
+	for range 100 {
+		var ran atomic.Bool
+		done := make(chan struct{})
+		go func() {
+			ran.Store(true)
+			close(done)
+		}()
+		goyield()
+		if !ran.Load() {
+			t.Fatal("a goroutine made runnable at one P had not run when goyield returned")
+		}
+		<-done
+	}
+}

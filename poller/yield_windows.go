@@ -4,15 +4,15 @@
 package poller
 
 import (
-	"runtime"
 	"sync"
 	"time"
+	_ "unsafe" // for go:linkname
 
 	"golang.org/x/sys/windows"
 )
 
 // yieldEvery is how long, at least, a thread that calls the poller goes
-// between two yields of its processor (runtime.Gosched): Add, Modify,
+// between two yields of its processor (goyield, below): Add, Modify,
 // Delete and Wait each start with a yield when their thread has not yielded
 // for that long. It is a variable only so that BenchmarkWaitYield can turn
 // the yield off (DisableYield, in a _test.go file); nothing else sets it.
@@ -26,9 +26,8 @@ import (
 // kernel round trips; from then on each call the goroutine makes while it
 // holds the processor without a pass can be taken again. A goroutine that
 // calls the poller at least every 5 ms (10 ms less yieldEvery) passes
-// through the scheduler at least every 10 ms. A Gosched costs no system
-// call with nothing else to run, and with an idle processor it wakes one
-// thread at most.
+// through the scheduler at least every 10 ms. A yield makes no system
+// call and wakes no thread (see goyield).
 //
 // The pace is each thread's, where the runtime's is each processor's. A
 // goroutine stays on its thread from one pass through the scheduler to the
@@ -72,12 +71,35 @@ const staleAfter = time.Second
 // clock and have a goroutine come back from a yield on another thread
 // (yield_test.go).
 var (
-	gosched   = runtime.Gosched
+	gosched   = goyield
 	monotonic = func() int64 { return int64(time.Since(programStart)) }
 	threadID  = windows.GetCurrentThreadId
 )
 
 var programStart = time.Now()
+
+// goyield is the Go runtime's runtime.goyield, which the runtime keeps, its
+// signature unchanged, for the packages that link to it (go.dev/issue/67401;
+// the linker lets any package pull it). Like runtime.Gosched it passes
+// through the scheduler, which is all the yield is for: its P counts a new
+// run (schedtick), and the runtime's monitor sees the goroutine as one that
+// has not held the P for long. But it puts the goroutine back on its own
+// P's run queue, where that P runs it again unless other goroutines wait
+// there (or, once in 61 of its runs, on the global queue); Gosched puts it on the global queue
+// and, while a P is idle and no thread looks for work, wakes a thread for
+// that P (wakep) that takes the goroutine to run it, or finds nothing and
+// sleeps again: a thread woken and put to sleep a yield, each under Wine
+// a wait on the Wine server, on Windows a trip through the kernel (the
+// CHANGELOG has the two side by side under Wine). A goroutine that yields
+// so may wait behind other goroutines of its P, never behind the global
+// queue. One locked to its thread (runtime.LockOSThread) still wakes a
+// thread a yield, as with Gosched: its thread hands the P to another,
+// which finds the goroutine and hands the P back. An execution trace
+// shows the yield as a preemption (Running to Runnable, reason
+// "preempted", with a frame of runtime.goyield), not as a Gosched.
+//
+//go:linkname goyield runtime.goyield
+func goyield()
 
 // yields is the table of the threads that have called the poller lately:
 // when each last yielded and last called. It grows to the threads that call

@@ -585,7 +585,7 @@ conns_scheduling() {
 	{ msgs[$1] = $2; for (i = 3; i <= NF; i++) { split($i, kv, "="); v[$1, kv[1]] = kv[2] } }
 	END {
 		rows = split("syscalls|lost|wanted|long-call|long-run|handling|other|yields", keys, "|")
-		split("system calls|of which the runtime took the P|- no P idle, or a goroutine runnable|- else the call 10 ms old|- else the P held 10 ms without the scheduler|  - the last Wait 10 ms back or more|- else|yields of the poller (runtime.Gosched)", names, "|")
+		split("system calls|of which the runtime took the P|- no P idle, or a goroutine runnable|- else the call 10 ms old|- else the P held 10 ms without the scheduler|  - the last Wait 10 ms back or more|- else|yields of the poller", names, "|")
 		print header("a message")
 		for (k = 1; k <= rows; k++) {
 			row = "| " names[k] " |"

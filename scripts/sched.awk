@@ -28,8 +28,10 @@
 #             (a Wait is a call whose stack has a frame that the variable
 #             waits matches: sockstate.Dequeue unless set)
 #   other     the rest of the lost
-#   yields    runtime.Gosched calls whose stacks have a frame that the
-#             variable yielder matches (the poller's yield unless set)
+#   yields    the yields (runtime.Gosched, or runtime.goyield, which the
+#             trace shows as a preemption with its frame) whose stacks have
+#             a frame that the variable yielder matches (the poller's yield
+#             unless set)
 #
 # The moment a P went is its move to idle while its goroutine was in the
 # call (Go 1.26 traces every taking so), else the call's end. A P that the
@@ -59,7 +61,10 @@ BEGIN {
 # A transition's stacks follow its line: they decide whether a call counts,
 # whether it is a Wait's, and whether a Gosched is a yield.
 /^M=/ { gosched = 0; entered = "" }
-gosched && $0 ~ yielder { yields++; gosched = 0 }
+# gosched: 1 after a Gosched, 2 after a preemption, which is a yield once
+# its stack shows runtime.goyield.
+gosched == 2 && /^\truntime\.goyield @/ { gosched = 1 }
+gosched == 1 && $0 ~ yielder { yields++; gosched = 0 }
 entered != "" && $0 ~ calls { mine[entered] = 1 }
 entered != "" && $0 ~ waits { iswait[entered] = 1 }
 
@@ -132,6 +137,8 @@ function goroutine(    at) {
 	}
 	if (tr == "Running->Runnable" && $0 ~ /Reason="runtime\.Gosched"/)
 		gosched = 1
+	else if (tr == "Running->Runnable" && $0 ~ /Reason="preempted"/)
+		gosched = 2
 }
 
 function proc(    x) {

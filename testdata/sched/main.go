@@ -8,7 +8,8 @@
 // for scripts/schedtest.sh to check scripts/sched.awk against. Each phase
 // is a function of its own, so that the trace's stacks tell them apart:
 //
-//	phaseSpare   40 calls of 1 ms, a yield before each, with Ps to spare
+//	phaseSpare   40 calls of 1 ms, a yield before each (goyield), with Ps
+//	             to spare
 //	phaseLong    one call of 50 ms, after a yield, with Ps to spare
 //	phaseRun     a yield, then twice a call of wait's and 30 calls of 1 ms,
 //	             then a call of 30 ms, with Ps to spare
@@ -39,19 +40,26 @@ func sleep(d time.Duration) {
 
 // The phases are not inlined: their names must be in the stacks.
 
+// goyield is the runtime's, as the poller yields (poller/yield_windows.go):
+// the trace shows it as a preemption, where it shows runtime.Gosched as a
+// Gosched. phaseSpare yields so, phaseOneP with Gosched.
+//
+//go:linkname goyield runtime.goyield
+func goyield()
+
 // calls makes n calls of d, a yield before each.
-func calls(n int, d time.Duration) {
+func calls(n int, d time.Duration, yield func()) {
 	for range n {
-		runtime.Gosched()
+		yield()
 		sleep(d)
 	}
 }
 
 //go:noinline
-func phaseSpare() { calls(40, time.Millisecond) }
+func phaseSpare() { calls(40, time.Millisecond, goyield) }
 
 //go:noinline
-func phaseLong() { calls(1, 50*time.Millisecond) }
+func phaseLong() { calls(1, 50*time.Millisecond, runtime.Gosched) }
 
 // wait stands for a Wait: a call of 1 ms.
 //
@@ -95,10 +103,10 @@ func phaseBusyLong() {
 }
 
 //go:noinline
-func phaseOneP() { calls(40, time.Millisecond) }
+func phaseOneP() { calls(40, time.Millisecond, runtime.Gosched) }
 
 //go:noinline
-func phaseOnePLong() { calls(1, 50*time.Millisecond) }
+func phaseOnePLong() { calls(1, 50*time.Millisecond, runtime.Gosched) }
 
 func main() {
 	if len(os.Args) != 2 {
