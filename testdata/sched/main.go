@@ -42,7 +42,7 @@ func sleep(d time.Duration) {
 
 // goyield is the runtime's, as the poller yields (poller/yield_windows.go):
 // the trace shows it as a preemption, where it shows runtime.Gosched as a
-// Gosched. phaseSpare yields so, phaseOneP with Gosched.
+// Gosched. phaseSpare yields so, the other phases with Gosched.
 //
 //go:linkname goyield runtime.goyield
 func goyield()
