@@ -42,15 +42,14 @@
 // 20 µs again. With a P idle, the monitor rarely takes one. The README's
 // "Connection scale" runs one echo server on 2 goroutines at GOMAXPROCS 3,
 // 2 and 1 ("scripts/bench.sh conns") and has one run's figures: with 1,000
-// connections all echoing, one P's median throughput was about half that
-// of 2 or 3, though round by round against C it was nearer theirs; with
-// 10,000 mostly idle connections the three were within the spread of the
-// rounds in throughput, and 2 Ps, where the goroutines in Wait held every
-// P, cost the most server CPU a message (by the pattern of its busiest
-// thread, the monitor's ticks, under Wine each a wait on Wine's server).
-// So one P may cost throughput where many connections are busy, a P for
-// each goroutine that waits (Go's default on a machine with that many
-// CPUs) keeps the monitor busy, and a P more than the goroutines keeps it
+// connections all echoing the three were within the spread of the rounds
+// in throughput; with 10,000 mostly idle connections 3 Ps cost the least
+// server CPU a message, and 2 Ps, where the goroutines in Wait held every
+// P, the most (by the pattern of its busiest thread, the monitor's ticks,
+// under Wine each a wait on Wine's server).
+// So a P for each goroutine that waits (Go's default on a machine with
+// that many CPUs) keeps the monitor busy, one P makes the goroutines that
+// wait take turns, and a P more than the goroutines keeps the monitor
 // quiet. A Go program started with one CPU in its affinity (start
 // /affinity 1, or taskset under Wine) gets GOMAXPROCS=1; set it with the
 // GOMAXPROCS variable or runtime.GOMAXPROCS.
@@ -60,11 +59,11 @@
 // threads as the runtime takes its P during Wait and gives it one back;
 // locked, it stays on one, as a C event loop's thread does. The README's
 // "Connection scale" runs the echo server both ways (go unlocked, gol
-// locked): runs before the one it shows had the locked server's CPU a
-// message lower or the same at 10,000 mostly idle connections and its
-// throughput lower at 1,000 all echoing in most, the two moving from run
-// to run; in the one it shows, locking lost at 1,000 and, within the
-// spread of the rounds, at 10,000. The echo server does not lock.
+// locked); the results have moved from run to run: in the one it shows,
+// locking won at 1,000 connections all echoing, within the spread of the
+// rounds, and lost at 10,000 mostly idle ones, where a locked goroutine's
+// yield still wakes a thread (see yieldEvery). The echo server does not
+// lock.
 //
 // Differences between the backends, where the OS leaves no choice:
 //   - [Level] with several goroutines in Wait: AFD polls a reported socket

@@ -50,12 +50,8 @@ import (
 //
 // "scripts/bench.sh conns" counts, in its scheduling pass, the calls whose
 // processor the runtime took and the yields, a message of its echo server
-// at 10,000 connections with 1% echoing under Wine: in the README's run
-// (at aed25b0) the runtime took it in 0.009 of the goroutines' calls a
-// message at GOMAXPROCS 3 (2.37 at 4571446, with Wait's one pace for all
-// callers), with 0.57 yields; at GOMAXPROCS 1 in 2.76, all with no
-// processor idle. The README at 106eb35 has what the pace of each thread
-// did to the CPU.
+// at 10,000 connections with 1% echoing under Wine; the README's
+// "Connection scale" has one run's counts.
 // "scripts/bench.sh yield" runs BenchmarkWaitYield with the yield and
 // without it.
 var yieldEvery = 5 * time.Millisecond
