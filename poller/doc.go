@@ -32,6 +32,9 @@
 // REMOVE), are made under it. Close every Poller ([Poller.Close]): on AFD the kernel writes to
 // the poller's memory until each poll comes back, and Close waits for that.
 //
+// The poller's calls yield the processor now and then, with the runtime's
+// goyield, to which the package links (go:linkname; see Wait).
+//
 // How many Ps (GOMAXPROCS) to give goroutines that loop on Wait is a trade,
 // measured under Wine only. Wait blocks in a system call, and a goroutine in
 // a system call keeps its P until the runtime's monitor thread (sysmon)
