@@ -584,8 +584,8 @@ conns_scheduling() {
 	}
 	{ msgs[$1] = $2; for (i = 3; i <= NF; i++) { split($i, kv, "="); v[$1, kv[1]] = kv[2] } }
 	END {
-		rows = split("syscalls|lost|wanted|long-call|long-run|handling|other|yields", keys, "|")
-		split("system calls|of which the runtime took the P|- no P idle, or a goroutine runnable|- else the call 10 ms old|- else the P held 10 ms without the scheduler|  - the last Wait 10 ms back or more|- else|yields of the poller", names, "|")
+		rows = split("syscalls|lost|stolen|wanted|long-call|long-run|handling|other|yields", keys, "|")
+		split("system calls|of which the P was taken|- by another goroutine leaving its call|- else no P idle, or a goroutine runnable|- else the call 10 ms old|- else the P held 10 ms without the scheduler|  - the last Wait 10 ms back or more|- else|yields of the poller", names, "|")
 		print header("a message")
 		for (k = 1; k <= rows; k++) {
 			row = "| " names[k] " |"
@@ -594,11 +594,13 @@ conns_scheduling() {
 		}
 	}' conns.sched
 	echo
-	echo "The calls are those of the goroutines that wait and serve (echo.(*Server).work); their P is taken by Go's"
-	echo "runtime (retake in runtime/proc.go) from a call it sees on two ticks unless no goroutine waits in the P's"
-	echo "queue, a P is idle and the call is younger than 10 ms, and at once from a P held 10 ms without passing"
-	echo "through the scheduler; each taking makes its monitor thread tick every 20 µs again, and under Wine each"
-	echo "tick waits on the wineserver (the runtime's usleep). The rows split the takings by what the trace shows at"
+	echo "The calls are those of the goroutines that wait and serve (echo.(*Server).work). Their P is taken by the"
+	echo "thread of another goroutine on its way out of a call of its own, which takes back the P it had (exitsyscall"
+	echo "in Go 1.26: no wake-up, no monitor), or by Go's runtime's monitor (retake in runtime/proc.go) from a call"
+	echo "it sees on two ticks unless no goroutine waits in the P's queue, a P is idle and the call is younger than"
+	echo "10 ms, and at once from a P held 10 ms without passing through the scheduler; each of the monitor's"
+	echo "takings makes it tick every 20 µs again, and under Wine each tick waits on the wineserver (the runtime's"
+	echo "usleep). The rows split the takings by what the trace shows at"
 	echo "the moment (scripts/sched.awk), not by the rule the runtime applied: the trace does not show each P's queue"
 	echo "or spinning threads, and a long run of the runtime's count may be one of this awk's 'else'."
 }

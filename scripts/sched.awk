@@ -17,7 +17,13 @@
 #
 #   syscalls  those calls, counted where they begin
 #   lost      those that ended with the goroutine's P taken
-#   wanted    of those, no P was idle or a goroutine was runnable
+#   stolen    of those, the P was taken by the thread of another goroutine
+#             on its way out of a call of its own: in Go 1.26 a thread
+#             leaving a call takes back the P it had when it entered,
+#             from a thread in a call that holds it now (exitsyscall), which
+#             is no taking of the monitor's; the trace shows the P going
+#             idle on the line of that other goroutine
+#   wanted    of the rest, no P was idle or a goroutine was runnable
 #   long-call the rest whose call was 10 ms old or more
 #   long-run  the rest whose goroutine had held its P 10 ms or more since
 #             it last passed through the scheduler (or since the trace
@@ -105,7 +111,9 @@ function goroutine(    at) {
 			if (tr == "Syscall->Runnable") {
 				lost++
 				at = (g in went) ? went[g] : t
-				if ((g in went) ? wantedat[g] : wanted_now())
+				if ((g in went) && stolen[g])
+					stolenn++
+				else if ((g in went) ? wantedat[g] : wanted_now())
 					wanted++
 				else if (at - start[g] >= 10e6)
 					longcall++
@@ -141,12 +149,16 @@ function goroutine(    at) {
 		gosched = 2
 }
 
-function proc(    x) {
+function proc(    x, by) {
 	if (tr ~ /->Idle$/) {
 		for (x in insys)
 			if (insys[x] && onp[x] == pr && !(x in went)) {
 				went[x] = t
 				wantedat[x] = wanted_now()
+				# The goroutine on the line's thread, -1 for none (the
+				# monitor's).
+				by = substr($3, 3)
+				stolen[x] = by != "-1" && by != x && insys[by]
 			}
 	}
 	if (tr ~ /->Running$/ && $3 != "G=-1") {
@@ -174,6 +186,6 @@ function idle(    p, n) {
 }
 
 END {
-	printf "syscalls=%d lost=%d wanted=%d long-call=%d long-run=%d handling=%d other=%d yields=%d\n",
-		syscalls, lost, wanted, longcall, longrun, handling, other, yields
+	printf "syscalls=%d lost=%d stolen=%d wanted=%d long-call=%d long-run=%d handling=%d other=%d yields=%d\n",
+		syscalls, lost, stolenn, wanted, longcall, longrun, handling, other, yields
 }

@@ -6,7 +6,10 @@
 # execution traces of the poller's echo servers, against the trace of a
 # native program whose goroutine makes calls with a known fate, phase by
 # phase (testdata/sched; each phase is read on its own, by its function's
-# name in the stacks):
+# name in the stacks), and against an excerpt of the echo server's own
+# trace whose counts are fixed (testdata/sched/steal.parsed: 2 calls whose
+# P another goroutine took on its way out of its call, which no program of
+# one goroutine shows):
 #
 #   phaseSpare     40 calls, 40 yields, 3 lost at most, none a long call
 #                  or a long run
@@ -40,7 +43,7 @@ counts() {
 	echo "  $1: $got"
 	n=()
 	for kv in $got; do n[${kv%%=*}]=${kv#*=}; done
-	((n[lost] == n[wanted] + n[long-call] + n[long-run] + n[other])) || echo "  $1: lost=${n[lost]} is not the sum of its kinds"
+	((n[lost] == n[stolen] + n[wanted] + n[long-call] + n[long-run] + n[other])) || echo "  $1: lost=${n[lost]} is not the sum of its kinds"
 }
 # want PHASE CONDITION...: prints each arithmetic condition that fails.
 want() {
@@ -68,6 +71,16 @@ check() {
 	counts phaseOnePLong
 	want phaseOnePLong 'n[syscalls] == 1' 'n[lost] == 1' 'n[wanted] == 1'
 }
+# The excerpt of a real trace (testdata/sched/steal.parsed), whose counts
+# are fixed: 5 calls of the echo server's goroutines, 3 of them lost, 2 to
+# the other goroutine leaving its call (the third's taker entered its call
+# before the excerpt begins) and 1 wanted (the excerpt shows no P idle).
+got="$(awk -f scripts/sched.awk testdata/sched/steal.parsed)"
+if [ "$got" != "syscalls=5 lost=3 stolen=2 wanted=1 long-call=0 long-run=0 handling=0 other=0 yields=0" ]; then
+	echo "schedtest: testdata/sched/steal.parsed: $got" >&2
+	exit 1
+fi
+echo "schedtest: steal.parsed: $got"
 for try in 1 2 3 4 5; do
 	out="$(check)"
 	if ! grep -q ': not \|is not the sum' <<<"$out"; then
