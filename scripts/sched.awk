@@ -151,13 +151,11 @@ function goroutine(    at) {
 
 function proc(    x, by) {
 	if (tr ~ /->Idle$/) {
+		by = substr($3, 3) # the goroutine on the line's thread, -1 for none (the monitor's)
 		for (x in insys)
 			if (insys[x] && onp[x] == pr && !(x in went)) {
 				went[x] = t
 				wantedat[x] = wanted_now()
-				# The goroutine on the line's thread, -1 for none (the
-				# monitor's).
-				by = substr($3, 3)
 				stolen[x] = by != "-1" && by != x && insys[by]
 			}
 	}
