@@ -584,23 +584,24 @@ conns_scheduling() {
 	}
 	{ msgs[$1] = $2; for (i = 3; i <= NF; i++) { split($i, kv, "="); v[$1, kv[1]] = kv[2] } }
 	END {
-		rows = split("syscalls|lost|stolen|wanted|long-call|long-run|handling|other|yields", keys, "|")
-		split("system calls|of which the P was taken|- by another goroutine leaving its call|- else no P idle, or a goroutine runnable|- else the call 10 ms old|- else the P held 10 ms without the scheduler|  - the last Wait 10 ms back or more|- else|yields of the poller", names, "|")
+		# Each row: the count of sched.awk, then its title.
+		rows = split("syscalls=system calls|lost=of which the P was taken|stolen=- by another goroutine leaving its call|wanted=- else no P idle, or a goroutine runnable|long-call=- else the call 10 ms old|long-run=- else the P held 10 ms without the scheduler|handling=  - the last Wait 10 ms back or more|other=- else|yields=yields of the poller", rs, "|")
 		print header("a message")
 		for (k = 1; k <= rows; k++) {
-			row = "| " names[k] " |"
-			for (j = 1; j <= n; j++) row = row sprintf(" %.3f |", v[ss[j], keys[k]] / msgs[ss[j]])
+			key = substr(rs[k], 1, index(rs[k], "=") - 1)
+			row = "| " substr(rs[k], index(rs[k], "=") + 1) " |"
+			for (j = 1; j <= n; j++) row = row sprintf(" %.3f |", v[ss[j], key] / msgs[ss[j]])
 			print row
 		}
 	}' conns.sched
 	echo
 	echo "The calls are those of the goroutines that wait and serve (echo.(*Server).work). Their P is taken by the"
-	echo "thread of another goroutine on its way out of a call of its own, which takes back the P it had (exitsyscall"
-	echo "in Go 1.26: no wake-up, no monitor), or by Go's runtime's monitor (retake in runtime/proc.go) from a call"
-	echo "it sees on two ticks unless no goroutine waits in the P's queue, a P is idle and the call is younger than"
-	echo "10 ms, and at once from a P held 10 ms without passing through the scheduler; each of the monitor's"
-	echo "takings makes it tick every 20 µs again, and under Wine each tick waits on the wineserver (the runtime's"
-	echo "usleep). The rows split the takings by what the trace shows at"
-	echo "the moment (scripts/sched.awk), not by the rule the runtime applied: the trace does not show each P's queue"
-	echo "or spinning threads, and a long run of the runtime's count may be one of this awk's 'else'."
+	echo "thread of another goroutine on its way out of a call of its own, which takes back the P it had (exitsyscall in"
+	echo "Go 1.26: no wake-up, no monitor), or by Go's runtime's monitor (retake in runtime/proc.go) from a call it sees"
+	echo "on two ticks unless no goroutine waits in the P's queue, a P is idle and the call is younger than 10 ms, and"
+	echo "at once from a P held 10 ms without passing through the scheduler; each of the monitor's takings makes it tick"
+	echo "every 20 µs again, and under Wine each tick waits on the wineserver (the runtime's usleep). The rows split the"
+	echo "takings by what the trace shows at the moment (scripts/sched.awk), not by the rule the runtime applied: the"
+	echo "trace does not show each P's queue or spinning threads, and a long run of the runtime's count may be one of"
+	echo "this awk's 'else'."
 }
