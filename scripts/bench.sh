@@ -29,8 +29,9 @@
 # Then, on a wineserver that traces every request (wineserver -d1), it
 # counts the Wine server requests (each a round trip to the "kernel") per
 # operation of each side: a run of 2K operations minus a run of K, divided
-# by K, which leaves out start-up and does not depend on the machine's
-# noise. For the echo it counts, per echoed message, the requests of the
+# by K, which leaves out start-up, the median of three such pairs (per_op,
+# below), which outvotes a pair that the Go runtime's clock-driven requests
+# made wrong. For the echo it counts, per echoed message, the requests of the
 # server's process alone and those of the whole system (the same Go
 # clients, in the test binary's process, included).
 #
@@ -107,6 +108,12 @@ trap on_exit EXIT
 trap 'exit 143' TERM
 trap 'echo "${BASH_SOURCE[0]}: line $LINENO failed (exit status $?)" >&2' ERR
 pin() { taskset -c "$cpu" "$@"; }
+# An awk function, median(A, N), that sorts A[1..N] and returns its median.
+median_awk='
+function median(a, n,    i, j, t) {
+	for (i = 2; i <= n; i++) for (j = i; j > 1 && a[j-1] > a[j]; j--) { t = a[j]; a[j] = a[j-1]; a[j-1] = t }
+	return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
+}'
 # gobench BINARY ARGS...: runs a Go test binary and passes its output on;
 # what is not a result (a failure, a panic) goes to stderr too, as the
 # filters below drop it.
@@ -263,21 +270,18 @@ done
 # stats: per benchmark, median/min/max per side and the per-round Go/C
 # ratio (time: Go/C, lower is better for Go; throughput: Go/C, higher is).
 stats() {
-	awk '
-	function sort(a, n,    i, j, t) { for (i = 2; i <= n; i++) for (j = i; j > 1 && a[j-1] > a[j]; j--) { t = a[j]; a[j] = a[j-1]; a[j-1] = t } }
-	function med(a, n) { return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2 }
-	function summary(key,    n, i, a) {
+	awk "$median_awk"'
+	function summary(key,    n, i, a, m) {
 		n = 0; for (i = 1; i <= R; i++) if ((key, i) in v) a[++n] = v[key, i] + 0
 		if (!n) return "-"
-		sort(a, n); return sprintf("%s (%s–%s)", fmt(med(a, n)), fmt(a[1]), fmt(a[n]))
+		m = median(a, n); return sprintf("%s (%s–%s)", fmt(m), fmt(a[1]), fmt(a[n])) # a sorted
 	}
 	function fmt(x) { return x >= 100 ? sprintf("%.0f", x) : sprintf("%.3g", x) }
 	function ratio(g, c, title,    n, i, a, rs) {
 		n = 0; rs = ""
 		for (i = 1; i <= R; i++) if ((g, i) in v && (c, i) in v && v[c, i] != 0) { a[++n] = v[g, i] / v[c, i]; rs = rs (rs == "" ? "" : " ") sprintf("%.2f", a[n]) }
 		if (!n) return
-		sort(a, n)
-		printf "| %s | %s | %s | %.2f | %s |\n", title, summary(g), summary(c), med(a, n), rs
+		printf "| %s | %s | %s | %.2f | %s |\n", title, summary(g), summary(c), median(a, n), rs
 	}
 	{ v[$2 "/" $3, $1] = $4; if ($1 > R) R = $1 }
 	END {
@@ -343,26 +347,50 @@ quiet() {
 		return "$status"
 	}
 }
-# per_op K CMD...: runs CMD K, then CMD 2K; prints, per process (in order of
-# start), its requests per operation and the request names that make them.
+# per_op K CMD...: runs CMD K, then CMD 2K, three times; prints, per
+# process (in order of start), its requests per operation and the request
+# names that make them, each the median of the three pairs' counts (2K's
+# less K's, over K). One pair alone can be wrong: the Go runtime's threads
+# make requests by the clock, not by the operation (a monitor that ticks
+# faster in one run than in the other), which a median of three outvotes.
 per_op() {
-	local k="$1" a b c
+	local k="$1" a b c pair
 	shift
-	a=$(wc -l <trace)
-	quiet "$@" "$k" || return
-	b=$(wc -l <trace)
-	quiet "$@" "$((2 * k))" || return
-	c=$(wc -l <trace)
-	requests "$((a + 1))" "$b" >once
-	requests "$((b + 1))" "$c" >twice
-	paste -d'\n' once twice | awk -v k="$k" '
-	NR % 2 { split("", one); one[""] = $1; one[" "] = $2; for (i = 3; i <= NF; i++) { split($i, f, "="); one[f[1]] = f[2] }; next }
-	{	m = 0
-		for (i = 3; i <= NF; i++) { split($i, f, "="); d = (f[2] - one[f[1]]) / k; if (d >= 0.05) { name[++m] = f[1]; per[m] = d } }
-		for (i = 2; i <= m; i++) for (j = i; j > 1 && per[j-1] < per[j]; j--) { t = per[j]; per[j] = per[j-1]; per[j-1] = t; t = name[j]; name[j] = name[j-1]; name[j-1] = t }
-		s = ""; for (i = 1; i <= m; i++) s = s (i > 1 ? ", " : "") sprintf("%s %.2f", name[i], per[i])
-		s = s sprintf("; %.2f of them in threads that submit no poll and make no socket call", ($2 - one[" "]) / k)
-		printf "%.2f\t%s\n", ($1 - one[""]) / k, s }'
+	: >pairs
+	for pair in 1 2 3; do
+		a=$(wc -l <trace)
+		quiet "$@" "$k" || return
+		b=$(wc -l <trace)
+		quiet "$@" "$((2 * k))" || return
+		c=$(wc -l <trace)
+		requests "$((a + 1))" "$b" >once
+		requests "$((b + 1))" "$c" >twice
+		# A line a process: "PROCESS total idle name=count...", over K.
+		paste -d'\n' once twice | awk -v k="$k" '
+		NR % 2 { split("", one); one[""] = $1; one[" "] = $2; for (i = 3; i <= NF; i++) { split($i, f, "="); one[f[1]] = f[2] }; next }
+		{	s = sprintf("%d %g %g", NR / 2, ($1 - one[""]) / k, ($2 - one[" "]) / k)
+			for (i = 3; i <= NF; i++) { split($i, f, "="); s = s sprintf(" %s=%g", f[1], (f[2] - one[f[1]]) / k) }
+			print s }' >>pairs
+	done
+	awk -v pairs=3 "$median_awk"'
+	{	p = $1; if (p > np) np = p
+		total[p] = total[p] " " $2; idle[p] = idle[p] " " $3
+		for (i = 4; i <= NF; i++) { split($i, f, "="); got[p, f[1]] = got[p, f[1]] " " f[2]; names[f[1]] = 1 } }
+	# med LIST: the median of the counts in LIST, a pair that has none
+	# (the request not made in either run) counting 0.
+	function med(list,    a, n, i) {
+		n = split(list, a, " "); for (i = n + 1; i <= pairs; i++) a[i] = 0
+		return median(a, pairs)
+	}
+	END {
+		for (p = 1; p <= np; p++) {
+			m = 0
+			for (r in names) { d = med(got[p, r]); if (d >= 0.05) { name[++m] = r; per[m] = d } }
+			for (i = 2; i <= m; i++) for (j = i; j > 1 && per[j-1] < per[j]; j--) { t = per[j]; per[j] = per[j-1]; per[j-1] = t; t = name[j]; name[j] = name[j-1]; name[j-1] = t }
+			s = ""; for (i = 1; i <= m; i++) s = s (i > 1 ? ", " : "") sprintf("%s %.2f", name[i], per[i])
+			s = s sprintf("; %.2f of them in threads that submit no poll and make no socket call", med(idle[p]))
+			printf "%.2f\t%s\n", med(total[p]), s
+		} }' pairs
 }
 go_wait_n() { pin wine poller.test.exe -test.run '^$' -test.bench "WaitOneActive/poller-AFD/idle=$idle\$" -test.benchtime "${1}x"; }
 c_wait_n() { pin wine cloop.exe wait "$idle" "$1"; }
@@ -383,7 +411,7 @@ where() {
 : >trace
 serve -f -d1
 echo
-echo "Wine server requests per operation (a traced run, not timed; runs of 2K operations minus runs of K, over K):"
+echo "Wine server requests per operation (a traced run, not timed; runs of 2K operations minus runs of K, over K, the median of 3 such pairs):"
 echo
 details=""
 if [ "$mode" = yield ]; then

@@ -70,7 +70,7 @@
 # scripts/sched.awk counts the system calls whose P the runtime took, and
 # what the trace shows at those moments.
 
-# shellcheck disable=SC2154 # cpu, work and rounds are bench.sh's
+# shellcheck disable=SC2154 # cpu, work, rounds and median_awk are bench.sh's
 
 conns_secs="${CONNS_SECS:-10}"
 conns_all="${CONNS_ALL:-1000}"
@@ -105,12 +105,6 @@ case "${CONNS_TOUCH:-0}" in
 	exit 2
 	;;
 esac
-# An awk function that sorts A[1..N] and returns its median.
-conns_median='
-function median(a, n,    i, j, t) {
-	for (i = 2; i <= n; i++) for (j = i; j > 1 && a[j-1] > a[j]; j--) { t = a[j]; a[j] = a[j-1]; a[j-1] = t }
-	return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
-}'
 # An awk function that makes a table's header row: FIRST, then the titles.
 conns_header='function header(first,    t, n, i, h, r) {
 	n = split(titles, t, "|"); h = "| " first " |"; r = "|---|"
@@ -416,7 +410,7 @@ conns_bench() {
 	echo "the native load generator on CPU $other_cpu; 'all': $conns_all connections all echoing, 'idle': $conns_max with 1% echoing,"
 	echo "${conns_secs} s each, 64-byte messages. Median (min–max) over the rounds."
 	echo
-	awk -v list="$conns_servers" -v titles="$conns_titles" "$conns_header$conns_median"'
+	awk -v list="$conns_servers" -v titles="$conns_titles" "$conns_header$median_awk"'
 	function cell(w, s, c,    n, i, a) {
 		n = 0; for (i = 1; i <= R; i++) if ((w, s, i) in have && v[w, s, i, c] != "-") a[++n] = v[w, s, i, c] + 0
 		if (!n) return "-"
@@ -505,7 +499,7 @@ conns_walks() {
 	echo "in server/sock.c), $conns_max connections with 1% echoing: one run a server with uprobes on their starts"
 	echo "in $conns_walk_bin, counted by perf stat, not timed (each walk a trap). Per echoed message:"
 	echo
-	awk -v list="$conns_servers" -v titles="$conns_titles" "$conns_header$conns_median"'
+	awk -v list="$conns_servers" -v titles="$conns_titles" "$conns_header$median_awk"'
 	FILENAME == "conns.walks" { walks[$1] = $3 / $2; next }
 	$2 == "idle" { cpu[$3, ++n[$3]] = $11 }
 	END {
