@@ -33,7 +33,9 @@
 // the poller's memory until each poll comes back, and Close waits for that.
 //
 // The poller's calls yield the processor now and then, with the runtime's
-// goyield, to which the package links (go:linkname; see Wait).
+// goyield, at a pace kept for each P, whose ID the runtime's procPin gives:
+// the package links to those three functions of the runtime (go:linkname;
+// see Wait).
 //
 // How many Ps (GOMAXPROCS) to give goroutines that loop on Wait is a trade,
 // measured under Wine only. Wait blocks in a system call, and a goroutine in

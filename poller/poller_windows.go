@@ -64,7 +64,6 @@ type Poller struct {
 	// each makes a Wait that starts return at once.
 	spareWakes int
 	waits      uint64 // Waits started: each Wait's number
-	yields     yields // when the threads that call the poller last yielded
 }
 
 // backend is what differs between the OS mechanisms. Its methods run with
@@ -102,7 +101,7 @@ type backend interface {
 
 // New returns a Poller on a new I/O completion port.
 func New(opts ...Option) (*Poller, error) {
-	p := &Poller{yields: yields{threads: make([]yieldThread, 0, yieldRoom)}}
+	p := &Poller{}
 	for _, o := range opts {
 		o(p)
 	}

@@ -18,7 +18,7 @@ import (
 // handle registered: see Delete.) Like Wait, it may first yield the
 // processor.
 func (p *Poller) Add(s windows.Handle, key uint64, interest Interest, mode Mode) error {
-	p.yield() // see yieldEvery
+	yield() // see yieldEvery
 	if err := p.lock(); err != nil {
 		return err // a closed poller refuses all with ErrClosed
 	}
@@ -62,7 +62,7 @@ func (p *Poller) Add(s windows.Handle, key uint64, interest Interest, mode Mode)
 // (or as a Delete or Modify of s that another goroutine made meanwhile
 // left it). Like Wait, it may first yield the processor.
 func (p *Poller) Modify(s windows.Handle, key uint64, interest Interest, mode Mode) error {
-	p.yield() // see yieldEvery
+	yield() // see yieldEvery
 	if err := p.lock(); err != nil {
 		return err
 	}
@@ -169,7 +169,7 @@ func (p *Poller) rearm() {
 // handle: it returns nil, or ErrNotRegistered if the poller has noticed
 // the close already. Like Wait, it may first yield the processor.
 func (p *Poller) Delete(s windows.Handle) error {
-	p.yield() // see yieldEvery
+	yield() // see yieldEvery
 	if err := p.lock(); err != nil {
 		return err
 	}

@@ -21,13 +21,13 @@ import (
 // the OS. It returns 0 and a nil error on a timeout, n (maybe 0) and a nil
 // error when a Wake releases it, and ErrClosed once the poller is closed.
 // It does not allocate when it returns events. It starts by yielding the
-// processor (the runtime's goyield) if its thread has not for 5 ms, as Add,
+// processor (the runtime's goyield) if its P has not for 5 ms, as Add,
 // Modify and Delete do, also when it then returns an error, which keeps
 // Go's runtime from taking the processor away from a goroutine in a system
 // call while it calls the poller at least every 5 ms and a processor is
 // spare (see yieldEvery).
 func (p *Poller) Wait(events []Event, timeout time.Duration) (int, error) {
-	p.yield() // see yieldEvery
+	yield() // see yieldEvery
 	if err := p.lock(); err != nil {
 		return 0, err
 	}

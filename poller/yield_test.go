@@ -18,59 +18,56 @@ import (
 )
 
 // fakeYields sets, until t ends, the yields' clock to the one returned and
-// counts the yields by thread, without yielding.
-func fakeYields(t *testing.T) (clock *atomic.Int64, yieldsOf func(tid uint32) int) {
+// the P that the poller's calls run on to the one onP sets (0 until then),
+// with an empty table of the Ps' yields, and counts the yields by that P,
+// without yielding.
+func fakeYields(t *testing.T) (clock *atomic.Int64, onP func(ids ...int), yieldsOf func(id int) int) {
 	clock = new(atomic.Int64)
 	var mu sync.Mutex
-	n := map[uint32]int{}
-	oldGosched, oldMonotonic := gosched, monotonic
+	n := map[int]int{}
+	ids, cur := []int{0}, 0 // cur: the P the last call of procID returned
+	oldGosched, oldMonotonic, oldProcID, oldTable := gosched, monotonic, procID, yielded.at.Load()
+	// procID returns ids in turn, the last again once the others are used.
+	procID = func() int {
+		mu.Lock()
+		defer mu.Unlock()
+		cur = ids[0]
+		if len(ids) > 1 {
+			ids = ids[1:]
+		}
+		return cur
+	}
 	gosched = func() {
 		mu.Lock()
-		n[windows.GetCurrentThreadId()]++
+		n[cur]++
 		mu.Unlock()
 	}
 	monotonic = clock.Load
-	t.Cleanup(func() { gosched, monotonic = oldGosched, oldMonotonic })
-	return clock, func(tid uint32) int {
+	yielded.at.Store(nil)
+	t.Cleanup(func() {
+		gosched, monotonic, procID = oldGosched, oldMonotonic, oldProcID
+		yielded.at.Store(oldTable)
+	})
+	onP = func(next ...int) {
+		mu.Lock()
+		ids = next
+		mu.Unlock()
+	}
+	return clock, onP, func(id int) int {
 		mu.Lock()
 		defer mu.Unlock()
-		return n[tid]
+		return n[id]
 	}
 }
 
-// thread runs functions on one thread of its own.
-type thread struct {
-	run  chan func()
-	done chan uint32
-}
-
-// newThread starts a thread that ends with t.
-func newThread(t *testing.T) *thread {
-	th := &thread{make(chan func()), make(chan uint32)}
-	go func() {
-		runtime.LockOSThread() // for good: the thread ends with the goroutine
-		for f := range th.run {
-			f()
-			th.done <- windows.GetCurrentThreadId()
-		}
-	}()
-	t.Cleanup(func() { close(th.run) })
-	return th
-}
-
-// do runs f on the thread and returns the thread's ID.
-func (th *thread) do(f func()) uint32 {
-	th.run <- f
-	return <-th.done
-}
-
-// TestYieldEachThread checks that each thread that calls the poller yields
-// once every yieldEvery of its own, with another thread calling it side by
-// side: under one pace for all callers (a table of one entry), the second
-// thread would never yield, and the runtime would take its processor. The clock is the test's: a step is 1 ms, each
-// thread calls once a step, and a thread is entered at its first call as
-// one that has just yielded, so each yields at steps 6, 11 and 16 of 20.
-func TestYieldEachThread(t *testing.T) {
+// TestYieldEachP checks that each P on which the poller is called yields
+// once every yieldEvery of its own, with calls on another P side by side:
+// under one pace for all, the second P would never yield, and the runtime
+// would take it. The clock is the test's: a step is 1 ms, the calls on
+// each P once a step, and a P on which none has yielded counts from 0, so
+// each yields at steps 5, 10, 15 and 20. The second P's ID is beyond
+// GOMAXPROCS (as after GOMAXPROCS grows), which the table grows for.
+func TestYieldEachP(t *testing.T) {
 	registered := func(t *testing.T, p *Poller, s windows.Handle) {
 		if err := p.Add(s, 1, Readable, OneShotLevel); err != nil {
 			t.Fatal(err)
@@ -78,8 +75,8 @@ func TestYieldEachThread(t *testing.T) {
 	}
 	calls := []struct {
 		name string
-		// prep makes the call possible at each step, on the test's
-		// goroutine; call is the call, on the thread.
+		// prep makes the call possible at each step, on no P the test
+		// counts.
 		prep func(t *testing.T, p *Poller, s windows.Handle, step int)
 		call func(p *Poller, s windows.Handle) error
 	}{
@@ -110,34 +107,33 @@ func TestYieldEachThread(t *testing.T) {
 			return p.Delete(s)
 		}},
 	}
-	const steps, want = 20, 3
+	const steps, want = 20, 4
 	for _, c := range calls {
 		t.Run(c.name, func(t *testing.T) {
 			forEachBackend(t, func(t *testing.T, p *Poller) {
-				clock, yieldsOf := fakeYields(t)
-				var threads [2]*thread
+				clock, onP, yieldsOf := fakeYields(t)
+				ps := [2]int{0, runtime.GOMAXPROCS(0) + 7}
+				prepP := ps[1] + 1 // the prep's calls yield on a P of their own
 				var sockets [2]windows.Handle
-				var tids [2]uint32
-				for i := range threads {
-					threads[i] = newThread(t)
+				for i := range sockets {
 					_, sockets[i] = sockettest.Pair(t)
 				}
 				for step := 1; step <= steps; step++ {
 					clock.Store(int64(step) * int64(time.Millisecond))
-					for i, th := range threads {
+					for i, id := range ps {
 						if c.prep != nil {
+							onP(prepP)
 							c.prep(t, p, sockets[i], step)
 						}
-						var err error
-						tids[i] = th.do(func() { err = c.call(p, sockets[i]) })
-						if err != nil {
-							t.Fatalf("step %d, thread %d: %v", step, i, err)
+						onP(id)
+						if err := c.call(p, sockets[i]); err != nil {
+							t.Fatalf("step %d, P %d: %v", step, id, err)
 						}
 					}
 				}
-				for i, tid := range tids {
-					if got := yieldsOf(tid); got != want {
-						t.Errorf("thread %d yielded %d times in %d ms, want %d (every %v)", i, got, steps, want, yieldEvery)
+				for _, id := range ps {
+					if got := yieldsOf(id); got != want {
+						t.Errorf("P %d yielded %d times in %d ms, want %d (every %v)", id, got, steps, want, yieldEvery)
 					}
 				}
 			})
@@ -145,95 +141,103 @@ func TestYieldEachThread(t *testing.T) {
 	}
 }
 
-// TestYieldTable checks the table of threads: a thread is due yieldEvery
-// after its entry or its last yield, with any number of threads taking
-// turns (a table that made room by pushing the most overdue thread out and
-// entering the newcomer as just yielded would let none of them yield); an
-// entry goes to another thread only once its own has not called for
-// staleAfter, and a thread that comes back then is entered again, as just
-// yielded: late, never early.
+// TestYieldTable checks the table of the Ps' yields: a P's entry starts at
+// 0, grows to any P's ID and keeps what it held when it grows.
 func TestYieldTable(t *testing.T) {
-	const ms = int64(time.Millisecond)
-	every := int64(yieldEvery)
-	y := yields{threads: make([]yieldThread, 0, yieldRoom)}
-	const n = 3 * yieldRoom // more than the table has room for
-	var now int64
-	for round := int64(0); round <= 2*every/ms; round++ {
-		now = round * ms
-		for tid := range uint32(n) {
-			want := round > 0 && round%(every/ms) == 0
-			if got := y.due(tid, now); got != want {
-				t.Fatalf("thread %d of %d at %d ms: due %v, want %v", tid, n, round, got, want)
-			}
-			if want {
-				y.passed(tid, tid, now)
-			}
+	var y paces
+	if got := y.of(0).Load(); got != 0 {
+		t.Fatalf("a new table's entry holds %d, want 0", got)
+	}
+	n := len(*y.at.Load())
+	if n < runtime.GOMAXPROCS(0) {
+		t.Fatalf("a new table has %d entries, fewer than GOMAXPROCS (%d)", n, runtime.GOMAXPROCS(0))
+	}
+	for id := range n {
+		y.of(id).Store(int64(id) + 1)
+	}
+	big := 4*n + 3
+	y.of(big).Store(-1)
+	if got := len(*y.at.Load()); got <= big {
+		t.Fatalf("the table has %d entries after P %d's", got, big)
+	}
+	for id := range n {
+		if got := y.of(id).Load(); got != int64(id)+1 {
+			t.Fatalf("P %d's entry holds %d after the table grew, want %d", id, got, id+1)
 		}
 	}
-	if len(y.threads) != n {
-		t.Fatalf("%d threads in %d entries", n, len(y.threads))
-	}
-	// Thread 0 stops calling; the others go on. After staleAfter, a new
-	// thread takes thread 0's entry, and is found there at its next call.
-	later := now + int64(staleAfter)
-	for tid := range uint32(n) {
-		if tid > 0 {
-			y.due(tid, later)
-		}
-	}
-	if y.due(n, later) || len(y.threads) != n {
-		t.Fatalf("a new thread, with thread 0 stale: due at its entry or not in its place (%d entries)", len(y.threads))
-	}
-	if !y.due(n, later+every) {
-		t.Fatalf("the new thread not due %v after its entry", yieldEvery)
-	}
-	// Thread 0 comes back: entered again, not due until yieldEvery later.
-	if y.due(0, later+every) {
-		t.Fatal("thread 0, its entry gone, due when it comes back: it would yield early")
-	}
-	if !y.due(0, later+2*every) {
-		t.Fatalf("thread 0, entered again, not due %v later", yieldEvery)
+	if got := y.of(big).Load(); got != -1 {
+		t.Fatalf("P %d's entry holds %d, want -1", big, got)
 	}
 }
 
-// TestYieldOtherThread checks that a yield after which the goroutine comes
-// back on another thread counts for both threads: each has been through
-// the scheduler. Thread 2, entered at 0, would otherwise be due 4 ms after
-// that yield.
-func TestYieldOtherThread(t *testing.T) {
-	p, err := New()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer p.Close()
-	clock, _ := fakeYields(t)
-	oldThreadID := threadID
-	t.Cleanup(func() { threadID = oldThreadID })
-	on := func(tids ...uint32) { // the thread IDs that the next calls see
-		threadID = func() uint32 {
-			tid := tids[0]
-			if len(tids) > 1 {
-				tids = tids[1:]
-			}
-			return tid
-		}
-	}
-	on(1)
-	p.yield() // thread 1 entered at 0
-	on(2)
-	p.yield() // thread 2 entered at 0
+// TestYieldOtherP checks that a yield after which the goroutine comes back
+// on another P counts for both Ps: each has been through the scheduler.
+// P 2, on which no call has yielded, would otherwise be due at once.
+func TestYieldOtherP(t *testing.T) {
+	clock, onP, yieldsOf := fakeYields(t)
 	every := int64(yieldEvery)
 	clock.Store(every)
-	on(1, 2) // thread 1 yields, and the goroutine comes back on thread 2
-	p.yield()
-	after := every + 4*int64(time.Millisecond)
-	for _, tid := range []uint32{1, 2} {
-		if p.yields.due(tid, after) {
-			t.Errorf("thread %d due 4 ms after the yield that left thread 1 and came back on 2: it counted for one of them only", tid)
+	onP(1, 2) // a yield on P 1, and the goroutine comes back on P 2
+	yield()
+	if yieldsOf(1) != 1 {
+		t.Fatalf("P 1, due at %v, yielded %d times", yieldEvery, yieldsOf(1))
+	}
+	// 4 ms later neither is due; yieldEvery later both are.
+	for _, at := range []struct {
+		clock     int64
+		yields    [2]int // of P 1 and P 2, after a call on each
+		otherwise string
+	}{
+		{every + 4*int64(time.Millisecond), [2]int{1, 0}, "yielded 4 ms after the yield that left P 1 for P 2: it counted for one of them only"},
+		{2 * every, [2]int{2, 1}, "did not yield " + yieldEvery.String() + " after that yield"},
+	} {
+		clock.Store(at.clock)
+		for i, id := range []int{1, 2} {
+			onP(id)
+			yield()
+			if got := yieldsOf(id); got != at.yields[i] {
+				t.Errorf("P %d %s (%d yields, want %d)", id, at.otherwise, got, at.yields[i])
+			}
 		}
-		if !p.yields.due(tid, 2*every) {
-			t.Errorf("thread %d not due %v after that yield", tid, yieldEvery)
+	}
+}
+
+// TestCurrentP checks the P's ID that currentP gives: below GOMAXPROCS,
+// and, for two goroutines pinned to their Ps at once, two different IDs. A
+// currentP that named no P, or always the same, fails it.
+func TestCurrentP(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(2))
+	for range 100 {
+		if id := currentP(); id < 0 || id >= 2 {
+			t.Fatalf("currentP() = %d at GOMAXPROCS=2", id)
 		}
+	}
+	// Each goroutine pins itself, says so and spins, pinned, until the
+	// other has said so too (or 5 s have passed: the other never got a
+	// P), so that both hold a P at once.
+	var pinned atomic.Int32
+	ids := make(chan int, 2)
+	for range 2 {
+		go func() {
+			procPin() // held while currentP pins and unpins within
+			id := currentP()
+			pinned.Add(1)
+			for start := time.Now(); pinned.Load() < 2 && time.Since(start) < 5*time.Second; {
+			}
+			both := pinned.Load() == 2
+			procUnpin()
+			if !both {
+				id = -1
+			}
+			ids <- id
+		}()
+	}
+	a, b := <-ids, <-ids
+	if a < 0 || b < 0 {
+		t.Fatal("two goroutines at GOMAXPROCS=2 never held a P each at once in 5 s")
+	}
+	if a == b {
+		t.Fatalf("two goroutines pinned at once on P %d and P %d: the same P", a, b)
 	}
 }
 

@@ -4,73 +4,69 @@
 package poller
 
 import (
+	"runtime"
 	"sync"
+	"sync/atomic"
 	"time"
 	_ "unsafe" // for go:linkname
-
-	"golang.org/x/sys/windows"
 )
 
-// yieldEvery is how long, at least, a thread that calls the poller goes
-// between two yields of its processor (goyield, below): Add, Modify,
-// Delete and Wait each start with a yield when their thread has not yielded
-// for that long. It is a variable only so that BenchmarkWaitYield can turn
-// the yield off (DisableYield, in a _test.go file); nothing else sets it.
+// yieldEvery is how long, at least, a processor (a P of Go's runtime) on
+// which the poller is called goes between two of its yields (goyield,
+// below): Add, Modify, Delete and Wait each start with a yield when the P
+// they run on has not been through one for that long. It is a variable
+// only so that BenchmarkWaitYield can turn the yield off (DisableYield, in
+// a _test.go file); nothing else sets it.
 //
-// Go's runtime preempts a goroutine that has run 10 ms without passing
-// through its scheduler, and a goroutine that loops on Wait and handles the
-// events with system calls never passes through it. When the preemption
-// finds that goroutine in a system call, the runtime takes its processor
-// and hands it to another thread, and its monitor thread goes back to
+// Go's runtime preempts a goroutine that has run 10 ms on a P without that
+// P passing through its scheduler, and a goroutine that loops on Wait and
+// handles the events with system calls never passes through it. When the
+// preemption finds that goroutine in a system call, the runtime takes its
+// P and hands it to another thread, and its monitor thread goes back to
 // waking every 20 µs, in timers that under Wine are Wine server requests,
 // kernel round trips; from then on each call the goroutine makes while it
-// holds the processor without a pass can be taken again. A goroutine that
-// calls the poller at least every 5 ms (10 ms less yieldEvery) passes
-// through the scheduler at least every 10 ms. A yield makes no system
-// call of its own and wakes no thread for an idle P, unless its goroutine
-// is locked to its thread (see goyield).
+// holds the P without a pass can be taken again. A P on which the poller
+// is called at least every 5 ms (10 ms less yieldEvery) passes through the
+// scheduler at least every 10 ms. A yield makes no system call of its own
+// and wakes no thread for an idle P, unless its goroutine is locked to its
+// thread (see goyield).
 //
-// The pace is each thread's, where the runtime's is each processor's. A
-// goroutine stays on its thread from one pass through the scheduler to the
-// next, so a thread that has not yielded for 5 ms runs a goroutine that
-// has not passed for that long at most (it may have passed meanwhile, in a
-// way the poller does not see: a yield too many, never one too few). But
-// when the runtime has taken the processor in a call, the goroutine may go
-// on, without a pass, with another processor, idle until then, whose time
-// without a pass the runtime counts from before: the yields make takings
-// rare, not impossible. A pace shared by all callers would let each of two
-// goroutines that handle events side by side yield only half as often.
+// The pace is each P's, as the runtime's is (its monitor counts a P's runs
+// of the scheduler, schedtick in runtime/proc.go), kept in one table for
+// every Poller: a yield through one Poller counts for calls of another on
+// that P. The P is the one the goroutine runs on when its call starts
+// (procID), which it may have left by the time it enters its system call:
+// a goroutine whose P the runtime has taken in a call goes on, without a
+// pass, with another P, idle until then, whose time without a pass the
+// runtime counts from before. Its next call of the poller finds that P
+// due, unless a call on it yielded lately, and yields; in between, the
+// runtime may take it again: the yields make takings rare, not
+// impossible. A pace shared by all Ps would let each of two goroutines
+// that handle events side by side yield only half as often.
 //
 // A goroutine that spends 10 ms or more between two calls of the poller,
-// in system calls of its own, can still lose its processor in them: the
-// poller yields in its own calls only. And with no processor idle the
-// runtime takes one from any call it sees on two of its monitor's ticks,
-// yields or not; the yields keep those ticks up to 10 ms apart, where each
-// taking would bring them back to 20 µs.
+// in system calls of its own, can still lose its P in them: the poller
+// yields in its own calls only. And with no P idle the runtime takes one
+// from any call it sees on two of its monitor's ticks, yields or not; the
+// yields keep those ticks up to 10 ms apart, where each taking would bring
+// them back to 20 µs.
 //
 // "scripts/bench.sh conns" counts, in its scheduling pass, the calls whose
-// processor the runtime took and the yields, a message of its echo server
-// at 10,000 connections with 1% echoing under Wine; the README's
-// "Connection scale" has one run's counts.
+// P the runtime took and the yields, a message of its echo server at
+// 10,000 connections with 1% echoing under Wine; the README's "Connection
+// scale" has one run's counts.
 // "scripts/bench.sh yield" runs BenchmarkWaitYield with the yield and
 // without it.
 var yieldEvery = 5 * time.Millisecond
 
-// staleAfter is how long a thread may go without calling the poller before
-// its entry may be given to another thread. A thread that comes back after
-// that is entered again as one that has just yielded: its next yield comes
-// late, never early.
-const staleAfter = time.Second
-
-// gosched, monotonic and threadID are the processor's yield, the pace's
-// clock (nanoseconds since the program started) and the calling thread's
-// ID. They are variables only so that tests can count the yields, set the
-// clock and have a goroutine come back from a yield on another thread
-// (yield_test.go).
+// gosched, monotonic and procID are the yield, the pace's clock
+// (nanoseconds since the program started) and the ID of the P the calling
+// goroutine runs on. They are variables only so that tests can count the
+// yields, set the clock and say which P a call runs on (yield_test.go).
 var (
 	gosched   = goyield
 	monotonic = func() int64 { return int64(time.Since(programStart)) }
-	threadID  = windows.GetCurrentThreadId
+	procID    = currentP
 )
 
 var programStart = time.Now()
@@ -101,79 +97,80 @@ var programStart = time.Now()
 //go:linkname goyield runtime.goyield
 func goyield()
 
-// yields is the table of the threads that have called the poller lately:
-// when each last yielded and last called. It grows to the threads that call
-// within staleAfter of each other (an entry is reused once its thread has
-// not called for that long), so that no number of threads taking turns
-// pushes one another out before their yields come due; New gives it room
-// for yieldRoom threads, so that it does not allocate below that.
-type yields struct {
-	mu      sync.Mutex
-	threads []yieldThread
+// procPin and procUnpin are the Go runtime's runtime.procPin, which keeps
+// the calling goroutine on its P (no preemption) and returns the P's ID, 0
+// to GOMAXPROCS-1, and runtime.procUnpin, which ends that. The runtime
+// keeps both, their signatures unchanged, for the packages that link to
+// them (go.dev/issue/67401); sync and sync/atomic use them too.
+//
+//go:linkname procPin runtime.procPin
+func procPin() int
+
+//go:linkname procUnpin runtime.procUnpin
+func procUnpin()
+
+// currentP returns the ID of the P the calling goroutine runs on: that of
+// the moment of the call, which the goroutine may leave as soon as it
+// returns. No system call: the runtime reads it from its own state.
+func currentP() int {
+	id := procPin()
+	procUnpin()
+	return id
 }
 
-// yieldRoom is the threads the table has room for without growing.
-const yieldRoom = 32
+// yielded holds, for each P by its ID, when a poller's call on it last
+// yielded (monotonic's time; 0, the program's start, for a P on which
+// none has). It grows when GOMAXPROCS does.
+var yielded paces
 
-type yieldThread struct {
-	tid      uint32
-	yielded  int64 // monotonic's time of its last yield (or its entry)
-	lastCall int64 // monotonic's time of its last call
+type paces struct {
+	mu sync.Mutex // held to grow at
+	at atomic.Pointer[[]atomic.Int64]
 }
 
-// due reports whether thread tid has not yielded for yieldEvery at time
-// now, entering it as having yielded now if it is not in the table.
-func (y *yields) due(tid uint32, now int64) bool {
+// of returns P id's entry.
+func (y *paces) of(id int) *atomic.Int64 {
+	if at := y.at.Load(); at != nil && id < len(*at) {
+		return &(*at)[id]
+	}
+	return y.grow(id)
+}
+
+// grow makes room for P id, at least GOMAXPROCS entries, and returns its
+// entry. A yield recorded in the old table while grow copies it may be
+// lost: that P then yields once more than it needed, never once less.
+func (y *paces) grow(id int) *atomic.Int64 {
 	y.mu.Lock()
 	defer y.mu.Unlock()
-	t := y.find(tid, now)
-	return now-t.yielded >= int64(yieldEvery)
+	var old []atomic.Int64
+	if at := y.at.Load(); at != nil {
+		old = *at
+	}
+	if id < len(old) { // grown by another meanwhile
+		return &old[id]
+	}
+	at := make([]atomic.Int64, max(id+1, runtime.GOMAXPROCS(0), 2*len(old)))
+	for i := range old {
+		at[i].Store(old[i].Load())
+	}
+	y.at.Store(&at)
+	return &at[id]
 }
 
-// passed records that threads a and b (the same, or the thread a yield left
-// and the one it came back on) yielded at time now.
-func (y *yields) passed(a, b uint32, now int64) {
-	y.mu.Lock()
-	defer y.mu.Unlock()
-	y.find(a, now).yielded = now
-	if b != a { // mostly the same thread: one look-up
-		y.find(b, now).yielded = now
-	}
-}
-
-// find returns tid's entry, marked as called at now; for a thread not in
-// the table, an entry that says it yielded at now: a stale one reused, or a
-// new one. y.mu is held.
-func (y *yields) find(tid uint32, now int64) *yieldThread {
-	stale := -1
-	for i := range y.threads {
-		t := &y.threads[i]
-		if t.tid == tid {
-			t.lastCall = now
-			return t
-		}
-		if stale < 0 && now-t.lastCall >= int64(staleAfter) {
-			stale = i
-		}
-	}
-	if stale < 0 {
-		y.threads = append(y.threads, yieldThread{})
-		stale = len(y.threads) - 1
-	}
-	t := &y.threads[stale]
-	*t = yieldThread{tid: tid, yielded: now, lastCall: now}
-	return t
-}
-
-// yield yields the processor if the calling thread has not for yieldEvery
-// (see there). It is called without p.mu.
-func (p *Poller) yield() {
-	tid := threadID()
-	if !p.yields.due(tid, monotonic()) {
+// yield yields the processor if the P the caller runs on has not been
+// through a yield for yieldEvery (see there). The poller's calls make it
+// without p.mu.
+func yield() {
+	id := procID()
+	if monotonic()-yielded.of(id).Load() < int64(yieldEvery) {
 		return
 	}
 	gosched()
-	// The goroutine may come back on another thread: both have been
-	// through the scheduler.
-	p.yields.passed(tid, threadID(), monotonic())
+	// The P left and the one the goroutine came back on (mostly the same)
+	// have both been through the scheduler.
+	now := monotonic()
+	yielded.of(id).Store(now)
+	if back := procID(); back != id {
+		yielded.of(back).Store(now)
+	}
 }
