@@ -353,6 +353,11 @@ conns_run() {
 		local counts
 		counts="$(go tool trace -d=parsed "$work/sched.trace" | awk -f "$conns_awk")" ||
 			{ echo "bench.sh conns: $server's execution trace does not read" >&2; return 1; }
+		# The poller yields every 5 ms of a P's calls: a trace of its
+		# echo with none counted is a sched.awk that no longer knows the
+		# poller's yield by its frame (its variable yielder).
+		[[ " $counts " != *" yields=0 "* ]] ||
+			{ echo "bench.sh conns: sched.awk counted no yield of the poller in $server's trace; does its yielder match the poller's yield frame?" >&2; return 1; }
 		echo "$msgs $counts"
 		return
 	fi

@@ -59,7 +59,7 @@ BEGIN {
 	if (calls == "")
 		calls = "echo\\.\\(\\*Server\\)\\.work"
 	if (yielder == "")
-		yielder = "poller\\.\\(\\*Poller\\)\\.yield"
+		yielder = "sockstate/poller\\.yield @"
 	if (waits == "")
 		waits = "sockstate\\.Dequeue"
 }
