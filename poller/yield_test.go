@@ -171,8 +171,9 @@ func TestYieldTable(t *testing.T) {
 }
 
 // TestYieldOtherP checks that a yield after which the goroutine comes back
-// on another P counts for both Ps: each has been through the scheduler.
-// P 2, on which no call has yielded, would otherwise be due at once.
+// on another P counts for that P, which ran it through the scheduler, and
+// not for the P it left, which may have gone idle with its run count as it
+// was. P 2, on which no call has yielded, would otherwise be due at once.
 func TestYieldOtherP(t *testing.T) {
 	clock, onP, yieldsOf := fakeYields(t)
 	every := int64(yieldEvery)
@@ -182,21 +183,21 @@ func TestYieldOtherP(t *testing.T) {
 	if yieldsOf(1) != 1 {
 		t.Fatalf("P 1, due at %v, yielded %d times", yieldEvery, yieldsOf(1))
 	}
-	// 4 ms later neither is due; yieldEvery later both are.
+	// 4 ms later P 1 is due and P 2 is not; yieldEvery later P 2 is.
 	for _, at := range []struct {
-		clock     int64
-		yields    [2]int // of P 1 and P 2, after a call on each
-		otherwise string
+		clock  int64
+		yields [2]int // of P 1 and P 2, after a call on each
+		when   string
 	}{
-		{every + 4*int64(time.Millisecond), [2]int{1, 0}, "yielded 4 ms after the yield that left P 1 for P 2: it counted for one of them only"},
-		{2 * every, [2]int{2, 1}, "did not yield " + yieldEvery.String() + " after that yield"},
+		{every + 4*int64(time.Millisecond), [2]int{2, 0}, "4 ms after the yield that left P 1 for P 2"},
+		{2 * every, [2]int{2, 1}, yieldEvery.String() + " after the yield that came back on P 2"},
 	} {
 		clock.Store(at.clock)
 		for i, id := range []int{1, 2} {
 			onP(id)
 			yield()
 			if got := yieldsOf(id); got != at.yields[i] {
-				t.Errorf("P %d %s (%d yields, want %d)", id, at.otherwise, got, at.yields[i])
+				t.Errorf("%s: P %d has yielded %d times, want %d", at.when, id, got, at.yields[i])
 			}
 		}
 	}
@@ -212,33 +213,51 @@ func TestCurrentP(t *testing.T) {
 			t.Fatalf("currentP() = %d at GOMAXPROCS=2", id)
 		}
 	}
-	// Each goroutine pins itself, says so and spins, pinned, until the
-	// other has said so too (or 5 s have passed: the other never got a
-	// P), so that both hold a P at once.
-	var pinned atomic.Int32
-	ids := make(chan int, 2)
+	for try := 1; ; try++ {
+		a, b, ok := pinnedPair()
+		if ok {
+			if a == b {
+				t.Fatalf("two goroutines pinned at once on P %d and P %d: the same P", a, b)
+			}
+			return
+		}
+		if try == 5 {
+			t.Fatal("two goroutines at GOMAXPROCS=2 never held a P each at once, in 5 tries of a second")
+		}
+	}
+}
+
+// pinnedPair starts two goroutines that meet, each pin itself (so that
+// it stays on its P and nothing else runs there), read currentP and spin
+// until the other has pinned too; it returns what they read, and ok if
+// both held their Ps at once within a second of pinning. They meet
+// unpinned first, so that neither waits pinned, which holds up the
+// runtime's stops (a GC's), for the other to be scheduled.
+func pinnedPair() (a, b int, ok bool) {
+	var met, pinned atomic.Int32
+	type got struct {
+		id   int
+		both bool
+	}
+	results := make(chan got, 2)
 	for range 2 {
 		go func() {
+			met.Add(1)
+			for met.Load() < 2 {
+				runtime.Gosched()
+			}
 			procPin() // held while currentP pins and unpins within
 			id := currentP()
 			pinned.Add(1)
-			for start := time.Now(); pinned.Load() < 2 && time.Since(start) < 5*time.Second; {
+			for start := time.Now(); pinned.Load() < 2 && time.Since(start) < time.Second; {
 			}
 			both := pinned.Load() == 2
 			procUnpin()
-			if !both {
-				id = -1
-			}
-			ids <- id
+			results <- got{id, both}
 		}()
 	}
-	a, b := <-ids, <-ids
-	if a < 0 || b < 0 {
-		t.Fatal("two goroutines at GOMAXPROCS=2 never held a P each at once in 5 s")
-	}
-	if a == b {
-		t.Fatalf("two goroutines pinned at once on P %d and P %d: the same P", a, b)
-	}
+	x, y := <-results, <-results
+	return x.id, y.id, x.both && y.both
 }
 
 // TestGoyieldYields: the poller's yield (goyield, the runtime's) passes

@@ -166,11 +166,10 @@ func yield() {
 		return
 	}
 	gosched()
-	// The P left and the one the goroutine came back on (mostly the same)
-	// have both been through the scheduler.
-	now := monotonic()
-	yielded.of(id).Store(now)
-	if back := procID(); back != id {
-		yielded.of(back).Store(now)
-	}
+	// The P the goroutine comes back on (mostly the one it left) has
+	// run it through the scheduler. One that another P took it from may
+	// have found nothing else to run and gone idle, its run count as it
+	// was: a goroutine that takes it on its way out of a system call
+	// finds it as overdue as before, so it stays due here too.
+	yielded.of(procID()).Store(monotonic())
 }
