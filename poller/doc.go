@@ -48,10 +48,11 @@
 // "Connection scale" runs one echo server on 2 goroutines at GOMAXPROCS 3,
 // 2 and 1 ("scripts/bench.sh conns") and has one run's figures: with 1,000
 // connections all echoing the three were within the spread of the rounds
-// in throughput; with 10,000 mostly idle connections 3 Ps cost the least
-// server CPU a message, and 2 Ps, where the goroutines in Wait held every
-// P, the most (by the pattern of its busiest thread, the monitor's ticks,
-// under Wine each a wait on Wine's server).
+// in throughput; with 10,000 mostly idle connections the server's threads
+// waited the most at 2 Ps, where the goroutines in Wait held every P (by
+// the pattern of its busiest thread, the monitor's ticks, under Wine each
+// a wait on Wine's server), in every run; which count cost the least
+// server CPU a message has moved from run to run.
 // So a P for each goroutine that waits (Go's default on a machine with
 // that many CPUs) keeps the monitor busy, one P makes the goroutines that
 // wait take turns, and a P more than the goroutines keeps the monitor
@@ -64,11 +65,10 @@
 // threads as the runtime takes its P during Wait and gives it one back;
 // locked, it stays on one, as a C event loop's thread does. The README's
 // "Connection scale" runs the echo server both ways (go unlocked, gol
-// locked); the results have moved from run to run: in the one it shows,
-// locking won at 1,000 connections all echoing, within the spread of the
-// rounds, and lost at 10,000 mostly idle ones, where a locked goroutine's
-// yield still wakes a thread (see yieldEvery). The echo server does not
-// lock.
+// locked); the results have moved from run to run, within the spread of
+// the rounds, and locked its threads waited more at 10,000 mostly idle
+// connections, where a locked goroutine's yield still wakes a thread (see
+// yieldEvery). The echo server does not lock.
 //
 // Differences between the backends, where the OS leaves no choice:
 //   - [Level] with several goroutines in Wait: AFD polls a reported socket

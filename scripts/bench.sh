@@ -30,9 +30,10 @@
 # counts the Wine server requests (each a round trip to the "kernel") per
 # operation of each side: a run of 2K operations minus a run of K, divided
 # by K, which leaves out start-up, the median of three such pairs (per_op,
-# below), which outvotes a pair that the Go runtime's clock-driven requests
-# made wrong. For the echo it counts, per echoed message, the requests of the
-# server's process alone and those of the whole system (the same Go
+# below), which outvotes one pair that the Go runtime's clock-driven
+# requests threw off (a shortfall of every pair it shows as it is). For
+# the echo it counts, per echoed message, the requests of the server's
+# process alone and those of the whole system (the same Go
 # clients, in the test binary's process, included).
 #
 # Workloads: one Wait (C: one dequeue and one poll submitted) that finds 1
@@ -352,7 +353,9 @@ quiet() {
 # names that make them, each the median of the three pairs' counts (2K's
 # less K's, over K). One pair alone can be wrong: the Go runtime's threads
 # make requests by the clock, not by the operation (a monitor that ticks
-# faster in one run than in the other), which a median of three outvotes.
+# faster in one run than in the other), which a median of three outvotes;
+# where every pair falls short (the two-goroutine echo's at 3bda1db and
+# 5c373f4, README), the median does too.
 per_op() {
 	local k="$1" a b c pair
 	shift
