@@ -23,6 +23,7 @@
 #         the GOMAXPROCS bench.sh exports: its goroutines wait in the
 #         runtime's poller, which holds no P while it blocks
 #
+# (CONNS_SERVERS picks some of them, in this order: CONNS_SERVERS="go c"),
 # and with CONNS_TOUCH=1 two more, C's server beside a native Go program
 # on its CPU (internal/cmd/cachetouch) that wakes every 2 ms and writes
 #
@@ -91,20 +92,34 @@ if ((conns_sched > 0)) && [ -z "$conns_trace" ]; then
 	echo "bench.sh conns: winepath does not name $work/sched.trace for Wine" >&2
 	exit 1
 fi
-# The servers, and their columns' titles, in the order of the tables.
-conns_servers="go gol go2p go1p c net"
-conns_titles="poller, GOMAXPROCS=3 (go)|locked threads (gol)|GOMAXPROCS=2 (go2p)|GOMAXPROCS=1 (go1p)|C (cloop)|Go net"
+# The servers, each with its column's title, in the order of the tables:
+# CONNS_SERVERS picks some of them (all but ct and cs unless told), and
+# CONNS_TOUCH=1 adds ct and cs.
+conns_known="go=poller, GOMAXPROCS=3 (go)|gol=locked threads (gol)|go2p=GOMAXPROCS=2 (go2p)|go1p=GOMAXPROCS=1 (go1p)|c=C (cloop)|net=Go net|ct=C, 1 MiB touched (ct)|cs=C, 4 KiB touched (cs)"
+conns_pick="${CONNS_SERVERS:-go gol go2p go1p c net}"
 case "${CONNS_TOUCH:-0}" in
 0) ;;
-1)
-	conns_servers+=" ct cs"
-	conns_titles+="|C, 1 MiB touched (ct)|C, 4 KiB touched (cs)"
-	;;
+1) conns_pick+=" ct cs" ;;
 *)
 	echo "bench.sh conns: CONNS_TOUCH=$CONNS_TOUCH: 1 adds the servers ct and cs, 0 (the default) does not" >&2
 	exit 2
 	;;
 esac
+for conns_one in $conns_pick; do
+	if [[ "|$conns_known" != *"|$conns_one="* ]]; then
+		echo "bench.sh conns: CONNS_SERVERS: no server $conns_one (go gol go2p go1p c net ct cs)" >&2
+		exit 2
+	fi
+done
+conns_servers="" conns_titles=""
+IFS='|' read -ra conns_pairs <<<"$conns_known"
+for conns_one in "${conns_pairs[@]}"; do
+	if [[ " $conns_pick " == *" ${conns_one%%=*} "* ]]; then
+		conns_servers+="${conns_servers:+ }${conns_one%%=*}"
+		conns_titles+="${conns_titles:+|}${conns_one#*=}"
+	fi
+done
+[ -n "$conns_servers" ] || { echo "bench.sh conns: CONNS_SERVERS names no server" >&2; exit 2; }
 # An awk function that makes a table's header row: FIRST, then the titles.
 conns_header='function header(first,    t, n, i, h, r) {
 	n = split(titles, t, "|"); h = "| " first " |"; r = "|---|"
