@@ -222,13 +222,16 @@ func reset(err error) bool {
 
 // sendAll writes all of b to the non-blocking socket c. The clients send
 // one message at a time and read its echo first, so the socket's buffer
-// has room; a full buffer is waited out briefly all the same.
+// has room; a full buffer is waited out briefly all the same (the clock
+// is read only then: not once a message).
 func sendAll(c windows.Handle, b []byte) error {
-	deadline := time.Now().Add(10 * time.Second)
+	var deadline time.Time // from the first full buffer
 	for len(b) > 0 {
 		n, err := winsock.Send(c, b, 0)
 		if errors.Is(err, windows.WSAEWOULDBLOCK) {
-			if time.Now().After(deadline) {
+			if deadline.IsZero() {
+				deadline = time.Now().Add(10 * time.Second)
+			} else if time.Now().After(deadline) {
 				return errors.New("send: the peer has not read for 10 s")
 			}
 			time.Sleep(time.Millisecond)
