@@ -354,8 +354,8 @@ quiet() {
 # less K's, over K). One pair alone can be wrong: the Go runtime's threads
 # make requests by the clock, not by the operation (a monitor that ticks
 # faster in one run than in the other), which a median of three outvotes;
-# where every pair falls short (the two-goroutine echo's at 3bda1db and
-# 5c373f4, README), the median does too.
+# where every pair falls short (the two-goroutine echo's at 5c373f4,
+# README), the median does too.
 per_op() {
 	local k="$1" a b c pair
 	shift

@@ -105,18 +105,19 @@ case "${CONNS_TOUCH:-0}" in
 	exit 2
 	;;
 esac
-for conns_one in $conns_pick; do
-	if [[ "|$conns_known" != *"|$conns_one="* ]]; then
-		echo "bench.sh conns: CONNS_SERVERS: no server $conns_one (go gol go2p go1p c net ct cs)" >&2
-		exit 2
-	fi
-done
-conns_servers="" conns_titles=""
+conns_servers="" conns_titles="" conns_names=""
 IFS='|' read -ra conns_pairs <<<"$conns_known"
 for conns_one in "${conns_pairs[@]}"; do
+	conns_names+=" ${conns_one%%=*}"
 	if [[ " $conns_pick " == *" ${conns_one%%=*} "* ]]; then
 		conns_servers+="${conns_servers:+ }${conns_one%%=*}"
 		conns_titles+="${conns_titles:+|}${conns_one#*=}"
+	fi
+done
+for conns_one in $conns_pick; do
+	if [[ "$conns_names " != *" $conns_one "* ]]; then
+		echo "bench.sh conns: CONNS_SERVERS: no server $conns_one (the servers:$conns_names)" >&2
+		exit 2
 	fi
 done
 [ -n "$conns_servers" ] || { echo "bench.sh conns: CONNS_SERVERS names no server" >&2; exit 2; }
