@@ -54,7 +54,10 @@
 # echo, its waits a message and its CPU a wait (which thread that is the
 # rows do not say, and it may differ from round to round: a thread that
 # wakes more than any that serves, such as the Go runtime's monitor at
-# its fastest, is the one they report).
+# its fastest, is the one they report); and the CPU a message of the
+# server's threads but the two that waited most: each server serves on
+# two threads, so this is what else runs, such as the Go runtime's
+# monitor, which ticks while a goroutine blocked in Wait holds its P.
 # Medians over the rounds with min and max, then, against C, the median
 # (min–max) of the ratios of each round (whose servers ran one after
 # another) with the goals of the README's "Connection scale".
@@ -240,9 +243,10 @@ conns_await() {
 # conns_run SERVER CONNS ACTIVE [traced|sched]: one run; prints
 # "setup-s mem-B/conn threads msgs/s p50-us p99-us server-ms/msg
 # wineserver-ms/msg preempted/msg waited/msg busiest-waited/msg
-# busiest-us/wait" (threads: those the server started while its memory
-# was measured; preempted: the wineserver's involuntary switches; waited:
-# the server's voluntary ones; busiest: its thread that waited most),
+# busiest-us/wait rest-us/msg" (threads: those the server started while
+# its memory was measured; preempted: the wineserver's involuntary
+# switches; waited: the server's voluntary ones; busiest: its thread that
+# waited most; rest: the CPU of its threads but the two that waited most),
 # or, traced, on a wineserver that traces every request, what the active
 # phase asked of it: "msgs name=count..." (requests by name, and
 # ioctl-pending=the poll submissions that found nothing ready yet),
@@ -296,7 +300,8 @@ conns_run() {
 	line="${line%$'\r'}" # a Windows program's line end
 	port="${line#port }"
 	[[ "$port" =~ ^[0-9]+$ ]] || { echo "bench.sh conns: $server printed $line" >&2; return 1; }
-	pid="$(pgrep -n -f "$exe")" # the newest: the server, under wine's exec chain
+	# The newest: the server, under wine's exec chain.
+	pid="$(pgrep -n -f "$exe")" || { echo "bench.sh conns: no process runs $exe after the $server server printed its port" >&2; return 1; }
 	local rss0 rss1 th0 th1 s0 w0 s1 w1
 	mkfifo "$work/go.fifo"
 	rm -f "$work/load.out" # not the last run's lines
@@ -392,18 +397,25 @@ conns_run() {
 	fi
 	# The thread that waited most over the echo (one that started
 	# meanwhile counts from 0; one that ended is not counted): its waits
-	# and the CPU it ran.
-	local busiest
+	# and the CPU it ran; and the CPU of the threads but the two that
+	# waited most. Each server serves on two threads (cloop's two; the
+	# two goroutines of the Go servers, each in Wait or serving, which
+	# settle on two threads), so the rest is what else runs: the Go
+	# runtime's monitor and its other threads, Wine's own.
+	local busiest bv bms rest
 	busiest="$(awk 'FILENAME == ARGV[1] { v[$1] = $2; c[$1] = $3; next }
-		$2 - v[$1] > n { n = $2 - v[$1]; ms = $3 - c[$1] }
-		END { printf "%d %.6f\n", n, ms }' "$work/tasks0" "$work/tasks1")"
+		{ dv = $2 - v[$1]; dc = $3 - c[$1]; all += dc
+		  if (dv > n1) { n2 = n1; c2 = c1; n1 = dv; c1 = dc } else if (dv > n2) { n2 = dv; c2 = dc } }
+		END { printf "%d %.6f %.6f\n", n1, c1, all - c1 - c2 }' "$work/tasks0" "$work/tasks1")"
+	read -r bv bms rest <<<"$busiest"
 	awk -v rss0="$rss0" -v rss1="$rss1" -v th=$((th1 - th0)) -v ds=$((s1 - s0)) -v dw=$((w1 - w0)) -v hz="$ticks" \
-		-v dp=$((p1 - p0)) -v dv=$((v1 - v0)) -v bv="${busiest% *}" -v bms="${busiest#* }" '
+		-v dp=$((p1 - p0)) -v dv=$((v1 - v0)) -v bv="$bv" -v bms="$bms" -v rest="$rest" '
 		{ for (i = 2; i <= NF; i++) { split($i, kv, "="); f[$1, kv[1]] = kv[2] } }
 		END {
 			conns = f["setup", "conns"] - f["base", "conns"]; msgs = f["active", "msgs"]
 			if (conns < 1 || msgs < 1) { print "bench.sh conns: no connection after the first tenth, or no message echoed" > "/dev/stderr"; exit 1 }
-			busiest = bv < 1 ? "- -" : sprintf("%.2f %.1f", bv / msgs, bms * 1000 / bv) # no sched file, or no wait
+			# No sched file, or no wait: "-" for the rows made of them.
+			busiest = bv < 1 ? "- - -" : sprintf("%.2f %.1f %.2f", bv / msgs, bms * 1000 / bv, rest * 1000 / msgs)
 			printf "%s %.0f %d %s %s %s %.3f %.3f %.2f %.2f %s\n", f["setup", "seconds"], (rss1 - rss0) * 1024 / conns, th,
 				f["active", "msgs/s"], f["active", "p50-us"], f["active", "p99-us"],
 				ds * 1000 / hz / msgs, dw * 1000 / hz / msgs, dp / msgs, dv / msgs, busiest
@@ -455,7 +467,7 @@ conns_bench() {
 	}
 	{ have[$2, $3, $1] = 1; for (c = 4; c <= NF; c++) v[$2, $3, $1, c] = $c; if ($1 > R) R = $1 }
 	END {
-		rows = split("setup s|memory B/conn|threads started meanwhile|msgs/s|p50 µs|p99 µs|server CPU ms/msg|wineserver CPU ms/msg|wineserver preempted /msg|server threads waited /msg|- the thread that waited most /msg|- its CPU µs a wait", names, "|")
+		rows = split("setup s|memory B/conn|threads started meanwhile|msgs/s|p50 µs|p99 µs|server CPU ms/msg|wineserver CPU ms/msg|wineserver preempted /msg|server threads waited /msg|- the thread that waited most /msg|- its CPU µs a wait|- the threads but the two that waited most: CPU µs a message", names, "|")
 		split("all idle", ws, " "); m = split(list, ss, " ")
 		for (k = 1; k <= 2; k++) {
 			print header(ws[k])
