@@ -59,7 +59,7 @@
 // its slowest tick, 10 ms, but not asleep: it sleeps only while every P is
 // idle, and a P held in Wait is not (under Wine each tick is two requests
 // to Wine's server; at 10,000 mostly idle connections the README measures
-// it at 6 to 8% of a C server's CPU a message). A Go program started with
+// it at 6 to 10% of a C server's CPU a message). A Go program started with
 // one CPU in its affinity (start /affinity 1, or taskset under Wine) gets
 // GOMAXPROCS=1; set it with the GOMAXPROCS variable or runtime.GOMAXPROCS.
 //

@@ -55,9 +55,10 @@
 # rows do not say, and it may differ from round to round: a thread that
 # wakes more than any that serves, such as the Go runtime's monitor at
 # its fastest, is the one they report); and the CPU a message of the
-# server's threads but the two that waited most: each server serves on
-# two threads, so this is what else runs, such as the Go runtime's
-# monitor, which ticks while a goroutine blocked in Wait holds its P.
+# server's threads but the two that waited most: each server but net
+# serves on two threads, so this is what else runs, such as the Go
+# runtime's monitor, which ticks while a goroutine blocked in Wait holds
+# its P.
 # Medians over the rounds with min and max, then, against C, the median
 # (min–max) of the ratios of each round (whose servers ran one after
 # another) with the goals of the README's "Connection scale".
@@ -401,12 +402,14 @@ conns_run() {
 	# waited most. Each server serves on two threads (cloop's two; the
 	# two goroutines of the Go servers, each in Wait or serving, which
 	# settle on two threads), so the rest is what else runs: the Go
-	# runtime's monitor and its other threads, Wine's own.
+	# runtime's monitor and its other threads, Wine's own (not so net's,
+	# whose goroutines serve on any thread). At 0 when no other thread
+	# ran (not -0 from the sums' rounding).
 	local busiest bv bms rest
 	busiest="$(awk 'FILENAME == ARGV[1] { v[$1] = $2; c[$1] = $3; next }
 		{ dv = $2 - v[$1]; dc = $3 - c[$1]; all += dc
 		  if (dv > n1) { n2 = n1; c2 = c1; n1 = dv; c1 = dc } else if (dv > n2) { n2 = dv; c2 = dc } }
-		END { printf "%d %.6f %.6f\n", n1, c1, all - c1 - c2 }' "$work/tasks0" "$work/tasks1")"
+		END { r = all - c1 - c2; printf "%d %.6f %.6f\n", n1, c1, (r > 0 ? r : 0) }' "$work/tasks0" "$work/tasks1")"
 	read -r bv bms rest <<<"$busiest"
 	awk -v rss0="$rss0" -v rss1="$rss1" -v th=$((th1 - th0)) -v ds=$((s1 - s0)) -v dw=$((w1 - w0)) -v hz="$ticks" \
 		-v dp=$((p1 - p0)) -v dv=$((v1 - v0)) -v bv="$bv" -v bms="$bms" -v rest="$rest" '
