@@ -1,8 +1,6 @@
 // Copyright 2026 The sockstate Authors. All rights reserved.
 // SPDX-License-Identifier: BSD-3-Clause
 
-//go:build windows
-
 // Package poller is an epoll-style readiness poller for Go on Windows: add
 // sockets with an [Interest] and a [Mode] ([Poller.Add]), then
 // [Poller.Wait] for [Event] values, from one goroutine or several.

@@ -4,7 +4,6 @@
 package poller
 
 import (
-	"errors"
 	"fmt"
 	"sync"
 	"sync/atomic"
@@ -14,24 +13,6 @@ import (
 	"github.com/sockstate/sockstate"
 	"github.com/sockstate/sockstate/internal/blocks"
 	"github.com/sockstate/sockstate/internal/slotindex"
-)
-
-// Option configures New.
-type Option func(*Poller)
-
-// WithBackend forces a backend; New fails if this Windows lacks it.
-func WithBackend(b Backend) Option { return func(p *Poller) { p.backend = b } }
-
-var (
-	// ErrClosed is returned by every method of a closed Poller, whatever
-	// its arguments, and by the Waits that Close interrupts.
-	ErrClosed = errors.New("poller: closed")
-	// ErrNotRegistered is returned by Modify and Delete for a socket that
-	// was not added.
-	ErrNotRegistered = errors.New("poller: socket not registered")
-	// ErrAlreadyRegistered is matched (errors.Is) by the error of Add for
-	// a socket that is registered already.
-	ErrAlreadyRegistered = errors.New("poller: socket already registered")
 )
 
 // Completion keys of the packets the poller posts itself. (A slot's ID
@@ -101,10 +82,11 @@ type backend interface {
 
 // New returns a Poller on a new I/O completion port.
 func New(opts ...Option) (*Poller, error) {
-	p := &Poller{}
+	var c config
 	for _, o := range opts {
-		o(p)
+		o(&c)
 	}
+	p := &Poller{backend: c.backend}
 	switch p.backend {
 	case Auto:
 		p.backend = AFD

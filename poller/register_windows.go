@@ -17,7 +17,7 @@ import (
 // change a registration. (A socket closed without Delete may keep its
 // handle registered: see Delete.) Like Wait, it may first yield the
 // processor.
-func (p *Poller) Add(s windows.Handle, key uint64, interest Interest, mode Mode) error {
+func (p *Poller) Add(s Socket, key uint64, interest Interest, mode Mode) error {
 	yield() // see yieldEvery
 	if err := p.lock(); err != nil {
 		return err // a closed poller refuses all with ErrClosed
@@ -61,7 +61,7 @@ func (p *Poller) Add(s windows.Handle, key uint64, interest Interest, mode Mode)
 // registration is as it was: its key, interest and mode, armed or not
 // (or as a Delete or Modify of s that another goroutine made meanwhile
 // left it). Like Wait, it may first yield the processor.
-func (p *Poller) Modify(s windows.Handle, key uint64, interest Interest, mode Mode) error {
+func (p *Poller) Modify(s Socket, key uint64, interest Interest, mode Mode) error {
 	yield() // see yieldEvery
 	if err := p.lock(); err != nil {
 		return err
@@ -168,7 +168,7 @@ func (p *Poller) rearm() {
 // its handle before adding a socket that may have been given the same
 // handle: it returns nil, or ErrNotRegistered if the poller has noticed
 // the close already. Like Wait, it may first yield the processor.
-func (p *Poller) Delete(s windows.Handle) error {
+func (p *Poller) Delete(s Socket) error {
 	yield() // see yieldEvery
 	if err := p.lock(); err != nil {
 		return err

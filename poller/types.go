@@ -3,7 +3,30 @@
 
 package poller
 
-import "fmt"
+import (
+	"errors"
+	"fmt"
+)
+
+var (
+	// ErrClosed is returned by every method of a closed Poller, whatever
+	// its arguments, and by the Waits that Close interrupts.
+	ErrClosed = errors.New("poller: closed")
+	// ErrNotRegistered is returned by Modify and Delete for a socket that
+	// was not added.
+	ErrNotRegistered = errors.New("poller: socket not registered")
+	// ErrAlreadyRegistered is matched (errors.Is) by the error of Add for
+	// a socket that is registered already.
+	ErrAlreadyRegistered = errors.New("poller: socket already registered")
+)
+
+// Option configures New.
+type Option func(*config)
+
+type config struct{ backend Backend }
+
+// WithBackend forces a backend; New fails if this system lacks it.
+func WithBackend(b Backend) Option { return func(c *config) { c.backend = b } }
 
 // Interest is what a registration waits for, and, in an Event, what
 // happened. Error is always reported, whatever the interest; asking for
@@ -103,10 +126,12 @@ const (
 	SocketNotifications
 	// AFD polls the socket driver directly (every Windows, and Wine).
 	AFD
+	// Epoll is Linux's epoll(7).
+	Epoll
 )
 
-// String returns the constant's name: "Auto", "SocketNotifications" or
-// "AFD". (In this module's own tests on the reference model of
+// String returns the constant's name: "Auto", "SocketNotifications",
+// "AFD" or "Epoll". (In this module's own tests on the reference model of
 // ProcessSocketNotifications, "SocketNotifications (reference model)".)
 func (b Backend) String() string {
 	switch b {
@@ -116,6 +141,8 @@ func (b Backend) String() string {
 		return psnName
 	case AFD:
 		return "AFD"
+	case Epoll:
+		return "Epoll"
 	}
 	return fmt.Sprintf("Backend(%d)", uint8(b))
 }
