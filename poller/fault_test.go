@@ -84,7 +84,7 @@ func TestFaultCloseSocketRacingWait(t *testing.T) {
 		}
 		time.Sleep(20 * time.Millisecond)
 		for _, s := range servers {
-			windows.Closesocket(s)
+			sockettest.Close(t, s)
 		}
 		deadline := time.Now().Add(eventually)
 		for p.Backend() == AFD && p.slotsInUse() > 0 && time.Now().Before(deadline) {

@@ -73,7 +73,7 @@ func TestEvents(t *testing.T) {
 			}
 			linger := windows.Linger{Onoff: 1, Linger: 0}
 			windows.SetsockoptLinger(client, windows.SOL_SOCKET, windows.SO_LINGER, &linger)
-			windows.Closesocket(client)
+			sockettest.Close(t, client)
 			ev := expect(t, p, 5, 0)
 			if ev&(HangUp|Error) == 0 {
 				t.Errorf("a reset gave %v, want HangUp or Error", ev)

@@ -136,7 +136,7 @@ func TestErrorInterest(t *testing.T) {
 		expectQuiet(t, p, 70, quiet)
 		linger := windows.Linger{Onoff: 1, Linger: 0}
 		windows.SetsockoptLinger(client, windows.SOL_SOCKET, windows.SO_LINGER, &linger)
-		windows.Closesocket(client)
+		sockettest.Close(t, client)
 		if ev := expect(t, p, 70, Error); ev != Error {
 			t.Errorf("a reset with interest Error gave %v, want Error alone", ev)
 		}
@@ -294,7 +294,7 @@ func TestClosedOneShotWithoutDelete(t *testing.T) {
 		}
 		sockettest.Send(t, client, "x")
 		expect(t, p, 90, Readable)
-		windows.Closesocket(server)
+		sockettest.Close(t, server)
 		expectQuiet(t, p, 90, quiet)
 		if err := p.Add(server, 91, Readable, Level); !errors.Is(err, ErrAlreadyRegistered) {
 			t.Errorf("Add of the closed one-shot's handle before Delete: %v, want ErrAlreadyRegistered", err)

@@ -7,6 +7,7 @@ package sockettest
 
 import (
 	"errors"
+	"sync"
 	"testing"
 
 	"golang.org/x/sys/windows"
@@ -16,18 +17,71 @@ import (
 )
 
 // Pair returns a connected loopback TCP pair whose server end is
-// non-blocking; both are closed when the test ends.
+// non-blocking. Each end is closed once: by Close, or when the test ends.
 func Pair(t testing.TB) (client, server windows.Handle) {
 	t.Helper()
 	client, server, err := iwinsock.Pair()
 	if err != nil {
 		t.Fatalf("loopback TCP pair: %v", err)
 	}
-	t.Cleanup(func() { windows.Closesocket(client); windows.Closesocket(server) })
+	for _, s := range []windows.Handle{client, server} {
+		o := own(s)
+		t.Cleanup(func() { o.close() })
+	}
 	if err := winsock.SetNonblock(server, true); err != nil {
 		t.Fatal(err)
 	}
 	return client, server
+}
+
+// Close closes s, an end of a Pair, now; the test's cleanup then leaves
+// it. Windows gives a closed socket's handle value to the next socket at
+// once, so a second closesocket of it could close another test's socket.
+func Close(t testing.TB, s windows.Handle) {
+	t.Helper()
+	owned.Lock()
+	o := owned.by[s]
+	owned.Unlock()
+	if o == nil {
+		t.Fatalf("sockettest.Close: socket %#x is not an open end of a Pair", uintptr(s))
+	}
+	if err := o.close(); err != nil {
+		t.Fatalf("closesocket %#x: %v", uintptr(s), err)
+	}
+}
+
+// owned maps the open ends of Pairs to their owners: a handle value names
+// one owner at a time, and an owner closes its socket once.
+var owned = struct {
+	sync.Mutex
+	by map[windows.Handle]*owner
+}{by: make(map[windows.Handle]*owner)}
+
+type owner struct {
+	s    windows.Handle
+	once sync.Once
+}
+
+func own(s windows.Handle) *owner {
+	o := &owner{s: s}
+	owned.Lock()
+	owned.by[s] = o
+	owned.Unlock()
+	return o
+}
+
+// close closes o's socket the first time only, and unmaps it before, so
+// that the handle value, once free, maps to its next owner alone.
+func (o *owner) close() (err error) {
+	o.once.Do(func() {
+		owned.Lock()
+		if owned.by[o.s] == o {
+			delete(owned.by, o.s)
+		}
+		owned.Unlock()
+		err = windows.Closesocket(o.s)
+	})
+	return err
 }
 
 // Send sends all of msg on s.
