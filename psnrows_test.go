@@ -18,12 +18,14 @@ import (
 	"github.com/sockstate/sockstate/winsock"
 )
 
-// The tests of this file each replay a row of
-// ../shared/reference/psn-behaviour.md that was observed on Windows, in the
-// order the observing code ran it (smol-rs/polling's tests/other_modes.rs,
-// source S1, which ran on Windows CI). testdata/psnmodel/SPEC.md maps each
-// row to its test. Reads are exact, as S1's read_exact: no read ends in
-// WSAEWOULDBLOCK unless the row says so.
+// The tests of this file each replay a behaviour of ProcessSocketNotifications
+// that public code observed on Windows, in the order the observing code ran
+// it; each test names its source. Most come from smol-rs/polling's
+// ProcessSocketNotifications backend and its tests/other_modes.rs, which ran
+// on Windows CI (source S1, https://github.com/smol-rs/polling/pull/210).
+// testdata/psnmodel/SPEC.md lists every source (S1 to S8, D1 to D5) with its
+// URL and maps each behaviour to its test. Reads are exact, as S1's
+// read_exact: no read ends in WSAEWOULDBLOCK unless the row says so.
 
 // readExact reads exactly n bytes from the non-blocking socket s, waiting
 // up to 10 s for them.
@@ -69,7 +71,8 @@ func (p livePort) expectNone() {
 
 // TestRowLevelNoStalePacket: Q5, "Persistent LEVEL re-reports while the
 // condition holds" (observed with I/O between) and "no stale IN after the
-// data is drained" (observed): S1 level_triggered.
+// data is drained" (observed): S1 level_triggered,
+// https://github.com/smol-rs/polling/pull/210.
 func TestRowLevelNoStalePacket(t *testing.T) {
 	const key = 51
 	port := newLivePort(t)
@@ -86,8 +89,8 @@ func TestRowLevelNoStalePacket(t *testing.T) {
 
 // TestRowEdgeNeedsDrain: Q5, "EDGE: a new arrival while unread data
 // remains is not a new edge" and "EDGE does not fire at ENABLE time"
-// (observed): S1 edge_triggered, with an arrival while 2 bytes are unread
-// added where S1 only waits.
+// (observed): S1 edge_triggered (https://github.com/smol-rs/polling/pull/210),
+// with an arrival while 2 bytes are unread added where S1 only waits.
 func TestRowEdgeNeedsDrain(t *testing.T) {
 	const key = 52
 	port := newLivePort(t)
@@ -117,7 +120,8 @@ func TestRowEdgeNeedsDrain(t *testing.T) {
 }
 
 // TestRowOneShotEdgeRearmed: Q5 and Q4 "ENABLE re-arms a fired one-shot"
-// (observed): S1 edge_oneshot_triggered. The edge after the re-arm, the
+// (observed): S1 edge_oneshot_triggered
+// (https://github.com/smol-rs/polling/pull/210). The edge after the re-arm, the
 // drain and the write is in the port for the zero-timeout dequeue right
 // after the write, as S1 saw on Windows.
 func TestRowOneShotEdgeRearmed(t *testing.T) {
@@ -208,8 +212,10 @@ func TestEdgeLateness(t *testing.T) {
 
 // TestRowReEnableChangesTrigger: Q2, "Changing the trigger flags (and
 // filter) with a later ENABLE on the same socket and key is accepted"
-// (observed: S1 edge to one-shot, S3 filter narrowing), and the new flags
-// rule from then on.
+// (observed: S1 edge to one-shot, https://github.com/smol-rs/polling/pull/210;
+// S3 filter narrowing, ponyc's pony_asio_event_resubscribe,
+// https://github.com/ponylang/ponyc/pull/5556), and the new flags rule from
+// then on.
 func TestRowReEnableChangesTrigger(t *testing.T) {
 	const key = 55
 	port := newLivePort(t)
@@ -230,7 +236,7 @@ func TestRowReEnableChangesTrigger(t *testing.T) {
 // TestRowRemoveAfterFiredOneShot: Q4, "After OP_REMOVE a
 // SOCK_NOTIFY_EVENT_REMOVE packet is delivered, also when the registration
 // is disabled (one-shot already fired)" and nothing after it (observed:
-// S3).
+// S3, ponyc's sock_notify.c, https://github.com/ponylang/ponyc/pull/5556).
 func TestRowRemoveAfterFiredOneShot(t *testing.T) {
 	const key = 56
 	port := newLivePort(t)
@@ -246,7 +252,7 @@ func TestRowRemoveAfterFiredOneShot(t *testing.T) {
 
 // TestRowDisableUnregistered: Q4, "DISABLE on a socket never registered
 // returns success, and a later ENABLE works and delivers level IN"
-// (observed: S1 concurrent_modify).
+// (observed: S1 concurrent_modify, https://github.com/smol-rs/polling/pull/210).
 func TestRowDisableUnregistered(t *testing.T) {
 	const key = 57
 	port := newLivePort(t)
@@ -259,8 +265,11 @@ func TestRowDisableUnregistered(t *testing.T) {
 }
 
 // TestRowKeyFixedAtCreation: Q4, "ENABLE cannot change the completion key"
-// (documented: D2, "used upon registration creation"; observed design: S1
-// and S2 remove and add again to change it). A later ENABLE with another
+// (documented: D2, "used upon registration creation",
+// https://learn.microsoft.com/en-us/windows/win32/api/winsock2/ns-winsock2-sock_notify_registration;
+// observed design: S1 and S2 remove and add again to change it,
+// https://github.com/smol-rs/polling/pull/210,
+// https://github.com/Berrysoft/wepoll2). A later ENABLE with another
 // key is accepted, and the packets keep the first.
 func TestRowKeyFixedAtCreation(t *testing.T) {
 	const first, second = 58, 59
@@ -277,7 +286,7 @@ func TestRowKeyFixedAtCreation(t *testing.T) {
 
 // TestRowOneShotDisarmsBoth: Q6, "read and write share one one-shot
 // registration: any delivered event disarms both directions" (observed:
-// S3 #5683).
+// S3, https://github.com/ponylang/ponyc/pull/5683).
 func TestRowOneShotDisarmsBoth(t *testing.T) {
 	const key = 60
 	port := newLivePort(t)

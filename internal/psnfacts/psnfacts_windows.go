@@ -2,12 +2,12 @@
 // SPDX-License-Identifier: BSD-3-Clause
 
 // Package psnfacts puts the open questions about ProcessSocketNotifications
-// (../shared/reference/psn-behaviour.md; the switches of
-// testdata/psnmodel/SPEC.md) to the call that the sockstate package binds,
-// and says what it did. On Windows build 20348 or later that is the OS:
-// internal/cmd/psnfacts prints the answers, and the GitHub workflow keeps
-// them. Against the reference model, each answer must name the value of the
-// switch it asks about, which checks the recorder itself.
+// (those no public source answers: the switches of testdata/psnmodel/SPEC.md,
+// which lists the sources with their URLs) to the call that the sockstate
+// package binds, and says what it did. On Windows build 20348 or later that
+// is the OS: internal/cmd/psnfacts prints the answers, and the GitHub
+// workflow keeps them. Against the reference model, each answer must name
+// the value of the switch it asks about, which checks the recorder itself.
 package psnfacts
 
 import (
@@ -68,9 +68,11 @@ var questions = []struct {
 // The windows the recorder waits in come from Windows, not from the
 // model's constants (testdata/psnmodel/SPEC.md, Decisions): on Windows a
 // loopback notification is in the port when the call that causes it
-// returns (S1 edge_oneshot_triggered dequeues it with a zero timeout right
-// after the write), so a packet owed comes at once, and a second is the
-// margin of a loaded CI runner; wait doubles it for each packet awaited.
+// returns (smol-rs/polling's edge_oneshot_triggered, source S1,
+// https://github.com/smol-rs/polling/pull/210, dequeues it with a zero
+// timeout right after the write), so a packet owed comes at once, and a
+// second is the margin of a loaded CI runner; wait doubles it for each
+// packet awaited.
 const (
 	persistentLevel = sockstate.SOCK_NOTIFY_TRIGGER_PERSISTENT | sockstate.SOCK_NOTIFY_TRIGGER_LEVEL
 	wait            = 2 * time.Second
