@@ -1,0 +1,92 @@
+// Copyright 2026 The sockstate Authors. All rights reserved.
+// SPDX-License-Identifier: BSD-3-Clause
+
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files of testdata")
+
+// TestGolden runs both modes on the records of testdata and compares the
+// tables with the golden files there (-update rewrites them).
+func TestGolden(t *testing.T) {
+	for _, mode := range []string{"gc", "conns"} {
+		t.Run(mode, func(t *testing.T) {
+			var out strings.Builder
+			if err := run([]string{mode, filepath.Join("testdata", mode+".txt")}, nil, &out); err != nil {
+				t.Fatal(err)
+			}
+			golden := filepath.Join("testdata", mode+".md")
+			if *update {
+				if err := os.WriteFile(golden, []byte(out.String()), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			want, err := os.ReadFile(golden)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if out.String() != string(want) {
+				t.Errorf("benchtab %s wrote:\n%s\nwant (%s):\n%s", mode, out.String(), golden, want)
+			}
+		})
+	}
+}
+
+func TestArgs(t *testing.T) {
+	for _, args := range [][]string{
+		nil, {"stats"}, {"gc", "-svg", "x.svg"}, {"conns", "a", "b"}, {"conns", "-nope"},
+	} {
+		err := run(args, strings.NewReader(""), &strings.Builder{})
+		var u usageError
+		if !errors.As(err, &u) {
+			t.Errorf("benchtab %q: %v, want a usage error", args, err)
+		}
+	}
+	none := filepath.Join(os.TempDir(), fmt.Sprintf("benchtab-none-%d.txt", os.Getpid()))
+	err := run([]string{"gc", none}, nil, &strings.Builder{})
+	if !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("a file that does not exist: %v", err)
+	}
+}
+
+// TestStdin reads the records from the standard input without a file.
+func TestStdin(t *testing.T) {
+	var out strings.Builder
+	if err := run([]string{"gc"}, strings.NewReader("1 go echo/2 10\n1 c echo/2 20\n"), &out); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), "| 2 goroutines / 2 threads | 10 | 20 | 0.50 |") {
+		t.Errorf("got:\n%s", out.String())
+	}
+}
+
+func TestBadRecords(t *testing.T) {
+	for _, tc := range []struct{ mode, in, want string }{
+		{"gc", "1 go wait/10", "3 fields"},
+		{"gc", "0 go wait/10 5", `round "0"`},
+		{"gc", "1 java wait/10 5", `side "java"`},
+		{"gc", "1 go wait/x 5", `metric "wait/x"`},
+		{"gc", "1 go mem/stack 5", `metric "mem/stack"`},
+		{"gc", "1 go wait/10 NaN", `value "NaN"`},
+		{"gc", "\n1 go wait/10 5\n1 c wait/10 fast\n", "line 3"},
+		{"conns", "1 poller 1000", "3 fields"},
+		{"conns", "1 poller 100 1000 msgs/s=5", "ACTIVE"},
+		{"conns", "1 poller 1000 10 msgs/s", "not KEY=VALUE"},
+		{"conns", "1 poller 1000 10 msgs/s=Inf", "msgs/s"},
+		{"conns", "1 epoll 1000 10 msgs/s=5", `server "epoll"`},
+	} {
+		err := run([]string{tc.mode}, strings.NewReader(tc.in), &strings.Builder{})
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s %q: %v, want an error with %q", tc.mode, tc.in, err, tc.want)
+		}
+	}
+}

@@ -1,0 +1,94 @@
+// Copyright 2026 The sockstate Authors. All rights reserved.
+// SPDX-License-Identifier: BSD-3-Clause
+
+package main
+
+import (
+	"fmt"
+	"maps"
+	"math"
+	"slices"
+	"strconv"
+)
+
+// spread is a median with the least and the greatest of its values.
+type spread struct {
+	median, min, max float64
+	n                int // values; 0: none, and the rest is meaningless
+}
+
+// summarize returns the spread of xs.
+func summarize(xs []float64) spread {
+	if len(xs) == 0 {
+		return spread{}
+	}
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	n := len(s)
+	m := s[n/2]
+	if n%2 == 0 {
+		m = (s[n/2-1] + s[n/2]) / 2
+	}
+	return spread{median: m, min: s[0], max: s[n-1], n: n}
+}
+
+// String is "median (min–max)", or "-" for no values; one value alone
+// is itself.
+func (s spread) String() string {
+	switch {
+	case s.n == 0:
+		return "-"
+	case s.n == 1:
+		return num(s.median)
+	}
+	return fmt.Sprintf("%s (%s–%s)", num(s.median), num(s.min), num(s.max))
+}
+
+// ratioString is the spread of ratios, at two decimals: "median
+// (min–max)", and the rounds they are if fewer than all.
+func (s spread) ratioString(rounds int) string {
+	if s.n == 0 {
+		return "-"
+	}
+	out := fmt.Sprintf("%.2f", s.median)
+	if s.n > 1 {
+		out += fmt.Sprintf(" (%.2f–%.2f)", s.min, s.max)
+	}
+	if s.n < rounds {
+		out += fmt.Sprintf(", %d of %d rounds", s.n, rounds)
+	}
+	return out
+}
+
+// num formats a figure: whole from 100 up (with commas from 1,000),
+// else three significant digits.
+func num(x float64) string {
+	switch r := math.Round(x); {
+	case r >= 1000 || r <= -1000:
+		return thousands(int(r))
+	case x >= 100 || x <= -100:
+		return strconv.FormatFloat(x, 'f', 0, 64)
+	}
+	return strconv.FormatFloat(x, 'g', 3, 64)
+}
+
+// ratios returns a[r]/b[r] for each round r that both have, b[r] not 0.
+func ratios(a, b map[int]float64) []float64 {
+	var rs []float64
+	for _, r := range slices.Sorted(maps.Keys(b)) {
+		x, ok := a[r]
+		if ok && b[r] != 0 {
+			rs = append(rs, x/b[r])
+		}
+	}
+	return rs
+}
+
+// values returns m's values in the order of its keys.
+func values(m map[int]float64) []float64 {
+	var xs []float64
+	for _, k := range slices.Sorted(maps.Keys(m)) {
+		xs = append(xs, m[k])
+	}
+	return xs
+}
