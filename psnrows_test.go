@@ -142,6 +142,61 @@ func TestRowOneShotEdgeRearmed(t *testing.T) {
 	port.expectQuiet(key, quiet)
 }
 
+// TestRowEdgeInPortWhenSendReturns: Q5, "EDGE ... the condition must
+// change while enabled" (observed: S1 edge_oneshot_triggered,
+// https://github.com/smol-rs/polling/pull/210, whose zero-timeout wait
+// right after the write returns the edge on Windows),
+// for both edge triggers: after a drain, the edge of the peer's next write
+// is in the port when that send returns, whatever sockets of the process
+// came and went before. Each round ends as a test's cleanup does: the
+// registered end closed first, then the peer. Windows and Wine hand a
+// closed handle's value out again at once, so a later round's client
+// soon has the value of a socket that sent and was closed; the rounds go
+// on until that has happened reuses times, and the test fails if it did
+// not within the rounds: its case was not reached.
+func TestRowEdgeInPortWhenSendReturns(t *testing.T) {
+	const key, rounds, reuses = 61, 40, 3
+	for _, tt := range []struct {
+		name    string
+		trigger uint8
+	}{
+		{"oneshot edge, re-armed", SOCK_NOTIFY_TRIGGER_ONESHOT | SOCK_NOTIFY_TRIGGER_EDGE},
+		{"persistent edge", SOCK_NOTIFY_TRIGGER_PERSISTENT | SOCK_NOTIFY_TRIGGER_EDGE},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			port := newLivePort(t)
+			sent := make(map[windows.Handle]bool) // closed sockets that had sent
+			reused := 0
+			for round := 0; round < rounds && reused < reuses; round++ {
+				client, server := sockettest.Pair(t)
+				if sent[client] {
+					reused++
+				}
+				port.enable(server, key, SOCK_NOTIFY_REGISTER_EVENT_IN, tt.trigger)
+				sockettest.Send(t, client, "12345")
+				port.expect(key, SOCK_NOTIFY_EVENT_IN)
+				readExact(t, server, 3)
+				port.expectNone()
+				readExact(t, server, 2) // drained
+				if tt.trigger&SOCK_NOTIFY_TRIGGER_ONESHOT != 0 {
+					port.enable(server, key, SOCK_NOTIFY_REGISTER_EVENT_IN, tt.trigger)
+				}
+				sockettest.Send(t, client, "67890")
+				port.expectNow(key, SOCK_NOTIFY_EVENT_IN)
+				readExact(t, server, 5)
+				sockettest.Send(t, server, "x") // both ends have sent
+				readExact(t, client, 1)
+				sockettest.Close(t, server)
+				sockettest.Close(t, client)
+				sent[client], sent[server] = true, true
+			}
+			if reused < reuses {
+				t.Fatalf("in %d rounds, %d clients had the handle value of a closed socket that had sent, want %d: the case was not reached", rounds, reused, reuses)
+			}
+		})
+	}
+}
+
 // TestEdgeLateness: a drain followed within microseconds by a refill is a
 // new edge, and its notification comes. Every round must see it (within
 // 10 s, a bound for a loaded machine, not a measure); the time from the
