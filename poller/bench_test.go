@@ -51,24 +51,6 @@ func BenchmarkWaitOneActive(b *testing.B) {
 	}
 }
 
-// BenchmarkWaitYield is BenchmarkWaitOneActive's Wait on AFD among 10 and
-// 1,000 idle sockets with the processor yielded as Wait does
-// (yield=on) and never yielded (yield=off): scripts/bench.sh yield runs the
-// two side by side and counts the Wine server requests of each.
-func BenchmarkWaitYield(b *testing.B) {
-	for _, idle := range []int{10, 1000} {
-		sockets := oneActive(b, idle)
-		for _, yield := range []string{"on", "off"} {
-			b.Run(fmt.Sprintf("yield=%s/idle=%d", yield, idle), func(b *testing.B) {
-				if yield == "off" {
-					poller.DisableYield(b)
-				}
-				waitOneActive(b, poller.AFD, sockets(b))
-			})
-		}
-	}
-}
-
 // oneActive returns a function that gives idle+1 UDP sockets, the last one
 // readable: the first sub-benchmark of b that calls it opens them (-bench
 // may select none), the others share them, and they close when b ends.

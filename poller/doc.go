@@ -21,55 +21,11 @@
 // costs no system call. A slot is reused only after the OS has confirmed
 // that its registration is gone, and packets of a deleted registration
 // ([Poller.Delete]) never reach the caller. [Poller.Wake] makes one Wait
-// return. On AFD, Add and Modify, and Wait re-arming Level and Edge
-// sockets before it blocks, make their system calls without the poller's
-// lock, so that one goroutine's call does not hold up another's Wait or
-// Modify; a poll that Wait makes again at once (one that came back with
-// nothing the caller asked for, or cancelled by a Modify), and every call
-// on ProcessSocketNotifications (where an ENABLE must not overtake a
-// REMOVE), are made under it. Close every Poller ([Poller.Close]): on AFD the kernel writes to
-// the poller's memory until each poll comes back, and Close waits for that.
-//
-// The poller's calls yield the processor now and then, with the runtime's
-// goyield, at a pace kept for each P, whose ID the runtime's procPin gives:
-// the package links to those three functions of the runtime (go:linkname;
-// see Wait).
-//
-// How many Ps (GOMAXPROCS) to give goroutines that loop on Wait is a trade,
-// measured under Wine only. Wait blocks in a system call, and a goroutine in
-// a system call keeps its P until the runtime's monitor thread (sysmon)
-// takes it, one or two of its ticks later (20 µs, growing to 10 ms while it
-// finds nothing to do). While every P is held so, a goroutine made runnable
-// waits for the monitor or for a Wait to return, goroutines that wait side
-// by side take turns, and the monitor, once it has taken a P, ticks every
-// 20 µs again. With a P idle, the monitor rarely takes one. The README's
-// "Connection scale" runs one echo server on 2 goroutines at GOMAXPROCS 3,
-// 2 and 1 ("scripts/bench.sh conns") and has one run's figures: with 1,000
-// connections all echoing the three were within the spread of the rounds
-// in throughput; with 10,000 mostly idle connections the server's threads
-// waited the most at 2 Ps, where the goroutines in Wait held every P (by
-// the pattern of its busiest thread, the monitor's ticks, under Wine each
-// a wait on Wine's server), in every run; which count cost the least
-// server CPU a message has moved from run to run.
-// So a P for each goroutine that waits (Go's default on a machine with
-// that many CPUs) keeps the monitor busy, one P makes the goroutines that
-// wait take turns, and a P more than the goroutines keeps the monitor at
-// its slowest tick, 10 ms, but not asleep: it sleeps only while every P is
-// idle, and a P held in Wait is not (under Wine each tick is two requests
-// to Wine's server; at 10,000 mostly idle connections the README measures
-// it at 6 to 10% of a C server's CPU a message). A Go program started with
-// one CPU in its affinity (start /affinity 1, or taskset under Wine) gets
-// GOMAXPROCS=1; set it with the GOMAXPROCS variable or runtime.GOMAXPROCS.
-//
-// Locking a goroutine that loops on Wait to its thread
-// (runtime.LockOSThread) is a trade, not a rule. Unlocked, it moves between
-// threads as the runtime takes its P during Wait and gives it one back;
-// locked, it stays on one, as a C event loop's thread does. The README's
-// "Connection scale" runs the echo server both ways (go unlocked, gol
-// locked); the results have moved from run to run, within the spread of
-// the rounds, and locked its threads waited more at 10,000 mostly idle
-// connections, where a locked goroutine's yield still wakes a thread (see
-// yieldEvery). The echo server does not lock.
+// return. Every system call that registers, re-arms or removes a socket
+// is made under the poller's lock, as wepoll and mio make them; Wait
+// blocks without it. Close every Poller ([Poller.Close]): on AFD the
+// kernel writes to the poller's memory until each poll comes back, and
+// Close waits for that.
 //
 // Differences between the backends, where the OS leaves no choice:
 //   - [Level] with several goroutines in Wait: AFD polls a reported socket

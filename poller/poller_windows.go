@@ -22,7 +22,6 @@ const (
 	wakeKey  = ^uintptr(0)
 	closeKey = ^uintptr(0) - 1
 	afdKey   = ^uintptr(0) - 2
-	rearmKey = ^uintptr(0) - 3 // something to re-arm for a blocked Wait (wakeToRearm)
 )
 
 // Poller is a readiness poller. Its methods may be called from several
@@ -48,16 +47,13 @@ type Poller struct {
 }
 
 // backend is what differs between the OS mechanisms. Its methods run with
-// p.mu held, but baseHandle.
+// p.mu held.
 type backend interface {
-	// baseHandle returns what arm will need of socket s, found without
-	// p.mu before Add takes it: the AFD backend's base handle, 0 for the
-	// other.
-	baseHandle(s windows.Handle) (windows.Handle, error)
+	// baseHandle returns what arm will need of socket s: the AFD
+	// backend's base handle, 0 for the other.
+	baseHandle(s Socket) (windows.Handle, error)
 	// arm registers (or re-registers) slot i with its interest and mode.
-	// It may leave its system call to the caller, to be made without
-	// p.mu (see armCall).
-	arm(i int32) (armCall, error)
+	arm(i int32) error
 	// remove starts the removal of slot i; done means that it is freed
 	// already, with no packet to wait for.
 	remove(i int32) (done bool, err error)
@@ -65,19 +61,12 @@ type backend interface {
 	// packets that are the poller's own business. (By value: a pointer
 	// through an interface call would move Wait's buffer to the heap.)
 	translate(e sockstate.OverlappedEntry) (ev Event, i int32, ok bool)
-	// flush re-arms what the last events left to re-arm, before a Wait
-	// blocks: after the caller has handled them. Each call takes one
-	// (ok), oldest first, and may leave its system call to the caller in
-	// c (see armCall; the zero value is none), which rearm makes; or all
-	// at once, under the lock, reporting none taken. (By value: a slice
-	// through an interface call would move rearm's batch to the heap.)
-	flush() (c armCall, ok bool)
-	// toRearm counts what is left to re-arm: a Wait takes no more than
-	// was there when it began, or it could re-arm for ever what other
-	// Waits report meanwhile.
-	toRearm() int
-	// close releases the backend's handles once no Wait runs.
-	close()
+	// flush re-arms what the events that Waits returned left to re-arm,
+	// before a Wait blocks: after the callers have handled them.
+	flush()
+	// close removes every registration and releases the backend's
+	// handles, once no Wait runs.
+	close() error
 }
 
 // New returns a Poller on a new I/O completion port.
@@ -136,22 +125,13 @@ func (p *Poller) post(key uintptr) error {
 	return windows.PostQueuedCompletionStatus(p.port, 0, key, nil)
 }
 
-// wakeToRearm makes a blocked Wait re-arm what was left to re-arm after
-// it began, which would otherwise wait for a Wait to return: its packet
-// is no event, and a Wait with none re-arms before it blocks again
-// (deliver). A Wait that starts later re-arms it anyway. Called with p.mu
-// held.
-func (p *Poller) wakeToRearm() {
-	if p.waiting.Load() > 0 {
-		// Posting fails only for want of memory; then it waits for a
-		// Wait to return, as without the packet.
-		p.post(rearmKey)
-	}
-}
-
 // Close wakes every Wait, which returns ErrClosed, waits for them to
 // return, removes every registration and releases the poller's handles.
-// The sockets stay open: they are the caller's.
+// The sockets stay open: they are the caller's. On AFD, the kernel writes
+// to the poller's memory until each poll it has out comes back: Close
+// cancels each and waits for it, which takes no time unless the port
+// fails or the kernel does not answer; after 10 seconds it returns anyway
+// (and keeps that memory for the life of the process).
 func (p *Poller) Close() error {
 	p.mu.Lock()
 	if p.closed {
@@ -166,15 +146,9 @@ func (p *Poller) Close() error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.bySocket.Reset()
-	for i := range p.used {
-		if sl := p.at(i); sl.state == slotActive {
-			sl.state = slotDeleting
-			if done, _ := p.impl.remove(i); done {
-				p.release(i)
-			}
-		}
+	if cerr := p.impl.close(); err == nil {
+		err = cerr
 	}
-	p.impl.close()
 	if cerr := windows.CloseHandle(p.port); err == nil {
 		err = cerr
 	}

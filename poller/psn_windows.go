@@ -22,32 +22,43 @@ type psn struct {
 	// "level"), so the next Wait enables them again, in one call: the
 	// condition is then reported if it still holds, as Level promises.
 	rearm []uintptr
-	regs  []sockstate.SockNotifyRegistration // flush's batch, reused
-	// refuse, set only by tests, is a seam: an error it returns for an
-	// operation is the OS's refusal of a registration call, which is then
-	// not made.
+	regs  []sockstate.SockNotifyRegistration // flush's and close's batch, reused
+	// refuse, set only by tests, is a seam: an error it returns for the
+	// operation of a call's first registration is the OS's refusal of the
+	// call, which is then not made.
 	refuse func(op sockstate.Op) error
 }
 
 // baseHandle: ProcessSocketNotifications takes the socket itself.
-func (b *psn) baseHandle(windows.Handle) (windows.Handle, error) { return 0, nil }
+func (b *psn) baseHandle(Socket) (windows.Handle, error) { return 0, nil }
 
-// arm makes its call itself, under the poller's lock: an ENABLE made
-// without it could reach the OS after a REMOVE of the same socket, and
-// register it again for good.
-func (b *psn) arm(i int32) (armCall, error) { return armCall{}, b.enable(i) }
-
-// enable enables slot i with its interest and mode.
-func (b *psn) enable(i int32) error {
+// arm enables slot i with its interest and mode, under the poller's lock,
+// as every call of this backend is: an ENABLE made without it could reach
+// the OS after a REMOVE of the same socket, and register it again for good.
+func (b *psn) arm(i int32) error {
 	err := b.apply(b.registration(i))
-	if errors.Is(err, windows.WSAEINVAL) {
-		// The poller's filter and trigger flags are valid: what the OS
-		// refuses is the socket's tie to another completion port.
-		return fmt.Errorf("poller: ProcessSocketNotifications refused socket %#x, which is tied to another "+
-			"completion port (as every socket of Go's net package is, to the runtime's): register a plain "+
-			"Winsock socket, or use the AFD backend: %w", uintptr(b.p.at(i).socket), err)
+	if err == nil {
+		return nil
 	}
-	return err
+	s := uintptr(b.p.at(i).socket)
+	if refusedWith(err, windows.WSAEINVAL) {
+		// The poller's filter and trigger flags are valid, and the
+		// operation is ENABLE: of the causes of WSAEINVAL in the entry,
+		// what is left is the socket's tie to another completion port
+		// (D4: a socket is "registered with an I/O completion port only
+		// once"; the reference model's switch tied_socket=refuse).
+		return fmt.Errorf("poller: ProcessSocketNotifications refused socket %#x, most likely because it is "+
+			"tied to another completion port (as every socket of Go's net package is, to the runtime's): "+
+			"register a plain Winsock socket, or use the AFD backend: %w", s, err)
+	}
+	return fmt.Errorf("poller: ProcessSocketNotifications refused to enable socket %#x: %w", s, err)
+}
+
+// refusedWith reports whether err is a refusal of a registration in its
+// own entry (the call itself succeeded) with code.
+func refusedWith(err error, code windows.Errno) bool {
+	var refused *sockstate.RegistrationError
+	return errors.As(err, &refused) && refused.Failures[0].Err == code
 }
 
 // registration is the ENABLE of slot i with its interest and mode.
@@ -63,37 +74,49 @@ func (b *psn) registration(i int32) sockstate.SockNotifyRegistration {
 }
 
 func (b *psn) remove(i int32) (bool, error) {
-	sl := b.p.at(i)
-	err := b.apply(sockstate.SockNotifyRegistration{Socket: sl.socket, CompletionKey: b.p.id(i), Operation: sockstate.SOCK_NOTIFY_OP_REMOVE})
+	err := b.apply(b.removal(i))
+	if err == nil {
+		return false, nil // SOCK_NOTIFY_EVENT_REMOVE will free the slot
+	}
 	if gone(err) {
 		// The OS has no such registration: the socket was closed, which
 		// removed it silently. Nothing will come; free the slot now.
 		return true, nil
 	}
-	// On success SOCK_NOTIFY_EVENT_REMOVE will free the slot; refused for
-	// another reason, the registration stands.
-	return false, err
+	// Refused for another reason, the registration stands: its packets
+	// still come under the slot's ID, which must stay the socket's.
+	return false, fmt.Errorf("poller: ProcessSocketNotifications refused to remove socket %#x: %w", uintptr(b.p.at(i).socket), err)
 }
 
-// gone reports whether the OS refused a REMOVE because the socket is no
-// longer there. Where it says so is not known (SPEC.md, switch
-// "remove_closed"): in the registration's result, or for the whole call.
+// removal is the REMOVE of slot i.
+func (b *psn) removal(i int32) sockstate.SockNotifyRegistration {
+	return sockstate.SockNotifyRegistration{Socket: b.p.at(i).socket, CompletionKey: b.p.id(i), Operation: sockstate.SOCK_NOTIFY_OP_REMOVE}
+}
+
+// gone reports whether the OS refused a REMOVE because the socket has no
+// registration any more: closed, it is no socket (WSAENOTSOCK: SPEC.md
+// B15, in the entry or, under the switch remove_closed=call, for the whole
+// call); its handle reused by a new socket, that one has none (WSAEINVAL in
+// the entry, B19). Any other refusal, and an error of the whole call but
+// WSAENOTSOCK (the OS applied nothing), leaves the registration standing.
 func gone(err error) bool {
-	if err == nil {
-		return false // and no allocation for errors.As's target
-	}
-	var refused *sockstate.RegistrationError
-	return errors.As(err, &refused) || errors.Is(err, windows.WSAENOTSOCK) || errors.Is(err, windows.ERROR_INVALID_HANDLE)
+	return refusedWith(err, windows.WSAEINVAL) || errors.Is(err, windows.WSAENOTSOCK)
 }
 
+// apply makes one registration.
 func (b *psn) apply(reg sockstate.SockNotifyRegistration) error {
+	regs := [1]sockstate.SockNotifyRegistration{reg}
+	return b.process(regs[:])
+}
+
+// process makes the registrations regs in one call.
+func (b *psn) process(regs []sockstate.SockNotifyRegistration) error {
 	if b.refuse != nil {
-		if err := b.refuse(reg.Operation); err != nil {
+		if err := b.refuse(regs[0].Operation); err != nil {
 			return err
 		}
 	}
-	regs := [1]sockstate.SockNotifyRegistration{reg}
-	_, err := sockstate.Process(b.p.port, regs[:], nil, 0)
+	_, err := sockstate.Process(b.p.port, regs, nil, 0)
 	return err
 }
 
@@ -126,7 +149,7 @@ func (b *psn) translate(e sockstate.OverlappedEntry) (Event, int32, bool) {
 			// the OS refuses, it stays disarmed until Modify, which makes
 			// the call again (a packet of the same arming still queued
 			// then goes, as after a report).
-			if err := b.enable(i); err == nil {
+			if err := b.arm(i); err == nil {
 				sl.armed = true
 			}
 		}
@@ -140,28 +163,72 @@ func (b *psn) translate(e sockstate.OverlappedEntry) (Event, int32, bool) {
 	return Event{Key: sl.key, Events: ev}, i, true
 }
 
-func (b *psn) toRearm() int { return len(b.rearm) }
-
 // flush enables the Level slots reported since the last Wait again, in one
-// call under the poller's lock (an ENABLE must not overtake a REMOVE); a
-// refusal leaves the slot to Delete or Close. It leaves no call.
-func (b *psn) flush() (armCall, bool) {
+// call under the poller's lock (an ENABLE must not overtake a REMOVE). A
+// refusal leaves the registration as the OS holds it, reporting the
+// socket's readiness as its level trigger does; the slot stays to re-arm
+// at the next Wait, but for a socket that was closed (WSAENOTSOCK), whose
+// slot waits for Delete or Close. A call that fails as a whole applied
+// nothing: every slot stays to re-arm.
+func (b *psn) flush() {
 	b.regs = b.regs[:0]
 	for _, id := range b.rearm {
-		i, sl := b.p.lookup(id)
-		if sl == nil || sl.state != slotActive || sl.mode != Level {
-			continue // deleted or changed since
+		if i, sl := b.p.lookup(id); sl != nil && sl.state == slotActive && sl.mode == Level {
+			b.regs = append(b.regs, b.registration(i))
 		}
-		b.regs = append(b.regs, b.registration(i))
 	}
 	b.rearm = b.rearm[:0]
-	if len(b.regs) > 0 {
-		sockstate.Process(b.p.port, b.regs, nil, 0)
+	if len(b.regs) == 0 {
+		return
 	}
-	return armCall{}, false
+	if err := b.process(b.regs); err != nil {
+		b.refused(err)
+	}
 }
 
-func (b *psn) close() {}
+// refused keeps to re-arm the slots of flush's batch that err, the batch's
+// error, says were not enabled, but for closed sockets. (A function of its
+// own: errors.As's target would cost flush an allocation on every call.)
+func (b *psn) refused(err error) {
+	var refused *sockstate.RegistrationError
+	if !errors.As(err, &refused) {
+		for _, r := range b.regs {
+			b.rearm = append(b.rearm, r.CompletionKey)
+		}
+		return
+	}
+	for _, f := range refused.Failures {
+		if f.Err != windows.WSAENOTSOCK {
+			b.rearm = append(b.rearm, b.regs[f.Index].CompletionKey)
+		}
+	}
+}
+
+// close removes every registration in one call. The port is closed next,
+// and the slots with it: no REMOVE packet is waited for, and the REMOVE of
+// a socket that has no registration any more (gone) is no error.
+func (b *psn) close() error {
+	b.regs = b.regs[:0]
+	for i := range b.p.used {
+		if b.p.at(i).state == slotActive {
+			b.regs = append(b.regs, b.removal(i))
+		}
+	}
+	if len(b.regs) == 0 {
+		return nil
+	}
+	err := b.process(b.regs)
+	var refused *sockstate.RegistrationError
+	if errors.As(err, &refused) {
+		for _, f := range refused.Failures {
+			if f.Err != windows.WSAENOTSOCK && f.Err != windows.WSAEINVAL {
+				return err
+			}
+		}
+		return nil
+	}
+	return err
+}
 
 func sockNotifyFilter(i Interest) sockstate.Filter {
 	var f sockstate.Filter

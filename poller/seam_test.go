@@ -7,6 +7,8 @@ package poller
 
 import (
 	"errors"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -27,11 +29,11 @@ type refuseArm struct {
 	calls  int // arms asked for, refused or not
 }
 
-func (r *refuseArm) arm(i int32) (armCall, error) {
+func (r *refuseArm) arm(i int32) error {
 	r.calls++
 	if r.refuse > 0 {
 		r.refuse--
-		return armCall{}, errInjected
+		return errInjected
 	}
 	return r.backend.arm(i)
 }
@@ -221,6 +223,50 @@ func TestAFDCloseDequeueFails(t *testing.T) {
 	}
 }
 
+// TestCloseCallsOnce: Close cancels each AFD poll once, those that a
+// Delete or a Modify cancelled already not again, and removes every
+// registration on ProcessSocketNotifications in one call. (It once
+// cancelled each poll twice, and made a REMOVE call a socket.)
+func TestCloseCallsOnce(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, p *Poller) {
+		var servers [3]windows.Handle
+		for i := range servers {
+			_, servers[i] = sockettest.Pair(t)
+			if err := p.Add(servers[i], uint64(i), Readable, Level); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := p.Delete(servers[0]); err != nil {
+			t.Fatal(err)
+		}
+		if err := p.Modify(servers[1], 1, Writable, Level); err != nil {
+			t.Fatal(err)
+		}
+		removes := 0
+		if b, ok := p.impl.(*psn); ok {
+			b.refuse = func(op sockstate.Op) error {
+				if op == sockstate.SOCK_NOTIFY_OP_REMOVE {
+					removes++
+				}
+				return nil
+			}
+		}
+		if err := p.Close(); err != nil {
+			t.Fatal(err)
+		}
+		switch b := p.impl.(type) {
+		case *afdBackend:
+			if b.cancels != len(servers) {
+				t.Errorf("%d cancels for %d polls", b.cancels, len(servers))
+			}
+		case *psn:
+			if removes != 1 {
+				t.Errorf("Close made %d REMOVE calls, want 1", removes)
+			}
+		}
+	})
+}
+
 // psnPoller returns a new poller on ProcessSocketNotifications, or skips
 // where there is none.
 func psnPoller(t *testing.T) (*Poller, *psn) {
@@ -279,32 +325,187 @@ func TestPSNOneShotRearmsItself(t *testing.T) {
 	expect(t, p, 1, Readable)
 }
 
-// TestPSNRemoveRefused: a REMOVE that the OS refuses for a reason other
-// than a closed socket leaves the socket registered, its events coming;
-// Delete then succeeds when asked again.
-func TestPSNRemoveRefused(t *testing.T) {
-	p, b := psnPoller(t)
-	client, server := sockettest.Pair(t)
-	if err := p.Add(server, 1, Readable, Level); err != nil {
-		t.Fatal(err)
+// inEntry gives the error of a call whose one registration, of socket s,
+// the OS refused in its entry with code; ofCall, of a call that the OS
+// refused as a whole with code.
+func inEntry(code windows.Errno) func(s windows.Handle) error {
+	return func(s windows.Handle) error {
+		return &sockstate.RegistrationError{Failures: []sockstate.RegistrationFailure{{Socket: s, Err: code}}}
 	}
-	b.refuse = func(op sockstate.Op) error {
-		if op == sockstate.SOCK_NOTIFY_OP_REMOVE {
-			return windows.WSAENOBUFS
+}
+
+func ofCall(code windows.Errno) func(windows.Handle) error {
+	return func(windows.Handle) error { return code }
+}
+
+// refuseOp makes b's calls whose operation is op fail with the error that
+// err returns for the socket.
+func refuseOp(b *psn, s windows.Handle, op sockstate.Op, err func(windows.Handle) error) {
+	b.refuse = func(o sockstate.Op) error {
+		if o == op {
+			return err(s)
 		}
 		return nil
 	}
-	if err := p.Delete(server); !errors.Is(err, windows.WSAENOBUFS) {
-		t.Fatalf("Delete with its REMOVE refused: %v", err)
+}
+
+// TestPSNRemoveRefused: a REMOVE that the OS refuses because the socket
+// has no registration any more (closed: WSAENOTSOCK, in the entry or, under
+// remove_closed=call, for the call; its handle a new socket's: WSAEINVAL in
+// the entry) frees the slot; any other refusal, in the entry or of the
+// whole call, leaves the socket registered, its events coming under its
+// key, and Delete returns the error and succeeds when asked again. (A
+// refusal in the entry once freed the slot whatever its code: the OS went
+// on reporting under the old ID, which the poller dropped as stale.)
+func TestPSNRemoveRefused(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		err  func(windows.Handle) error
+		code windows.Errno
+		gone bool
+	}{
+		{"entry WSAENOTSOCK", inEntry(windows.WSAENOTSOCK), windows.WSAENOTSOCK, true},
+		{"entry WSAEINVAL", inEntry(windows.WSAEINVAL), windows.WSAEINVAL, true},
+		{"call WSAENOTSOCK", ofCall(windows.WSAENOTSOCK), windows.WSAENOTSOCK, true},
+		{"entry WSAENOBUFS", inEntry(windows.WSAENOBUFS), windows.WSAENOBUFS, false},
+		{"call WSAENOBUFS", ofCall(windows.WSAENOBUFS), windows.WSAENOBUFS, false},
+		{"call ERROR_INVALID_HANDLE", ofCall(windows.ERROR_INVALID_HANDLE), windows.ERROR_INVALID_HANDLE, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			p, b := psnPoller(t)
+			client, server := sockettest.Pair(t)
+			if err := p.Add(server, 1, Readable, Level); err != nil {
+				t.Fatal(err)
+			}
+			refuseOp(b, server, sockstate.SOCK_NOTIFY_OP_REMOVE, c.err)
+			err := p.Delete(server)
+			b.refuse = nil
+			if c.gone {
+				if err != nil || p.slotsInUse() != 0 || p.registered(server) {
+					t.Fatalf("Delete with its REMOVE refused as gone: %v, %d slots in use, want nil and 0", err, p.slotsInUse())
+				}
+				return
+			}
+			if !errors.Is(err, c.code) {
+				t.Fatalf("Delete with its REMOVE refused: %v, want %v", err, c.code)
+			}
+			sockettest.Send(t, client, "x")
+			expect(t, p, 1, Readable)
+			if err := p.Delete(server); err != nil {
+				t.Fatal(err)
+			}
+			expectQuiet(t, p, 1, quiet)
+			if n := p.slotsInUse(); n != 0 {
+				t.Errorf("%d slots in use after Delete", n)
+			}
+		})
 	}
-	b.refuse = nil
-	sockettest.Send(t, client, "x")
-	expect(t, p, 1, Readable)
-	if err := p.Delete(server); err != nil {
+}
+
+// TestPSNEnableRefused: Add's error names the tie to another completion
+// port as the likely cause only for WSAEINVAL in the registration's entry
+// (the refusal the tied_socket=refuse switch models); for any other
+// refusal it names the OS's code alone. Either way it matches the code.
+func TestPSNEnableRefused(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		err  func(windows.Handle) error
+		code windows.Errno
+		tied bool
+	}{
+		{"entry WSAEINVAL", inEntry(windows.WSAEINVAL), windows.WSAEINVAL, true},
+		{"call WSAEINVAL", ofCall(windows.WSAEINVAL), windows.WSAEINVAL, false},
+		{"entry WSAENOBUFS", inEntry(windows.WSAENOBUFS), windows.WSAENOBUFS, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			p, b := psnPoller(t)
+			_, server := sockettest.Pair(t)
+			refuseOp(b, server, sockstate.SOCK_NOTIFY_OP_ENABLE, c.err)
+			err := p.Add(server, 1, Readable, Level)
+			if !errors.Is(err, c.code) {
+				t.Fatalf("Add with its ENABLE refused: %v, want %v", err, c.code)
+			}
+			if tied := strings.Contains(err.Error(), "completion port"); tied != c.tied {
+				t.Errorf("Add's error %q: names a tie to another port %v, want %v", err, tied, c.tied)
+			}
+			if p.registered(server) || p.slotsInUse() != 0 {
+				t.Errorf("the refused socket holds a slot")
+			}
+		})
+	}
+}
+
+// TestPSNRearmRefused: when the ENABLE that re-arms a reported Level
+// socket before the next Wait blocks is refused (the call as a whole, or
+// its entry for a reason other than a closed socket), the socket stays to
+// be re-armed by the Wait after, which reports it again while it is ready;
+// a socket closed (WSAENOTSOCK in its entry) is left to Delete or Close.
+func TestPSNRearmRefused(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		err  func(windows.Handle) error
+		kept bool
+	}{
+		{"call WSAENOBUFS", ofCall(windows.WSAENOBUFS), true},
+		{"entry WSAENOBUFS", inEntry(windows.WSAENOBUFS), true},
+		{"entry WSAENOTSOCK", inEntry(windows.WSAENOTSOCK), false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			p, b := psnPoller(t)
+			client, server := sockettest.Pair(t)
+			if err := p.Add(server, 1, Readable, Level); err != nil {
+				t.Fatal(err)
+			}
+			sockettest.Send(t, client, "x")
+			expect(t, p, 1, Readable)
+			refuseOp(b, server, sockstate.SOCK_NOTIFY_OP_ENABLE, c.err)
+			p.mu.Lock()
+			b.flush() // as the next Wait does before it blocks
+			kept := slices.Contains(b.rearm, p.id(p.mustSlot(t, server)))
+			p.mu.Unlock()
+			b.refuse = nil
+			if kept != c.kept {
+				t.Fatalf("after its re-arm was refused, the socket is left to re-arm: %v, want %v", kept, c.kept)
+			}
+			if c.kept {
+				expect(t, p, 1, Readable)
+			}
+		})
+	}
+}
+
+// TestAFDRearmRefused: a Level socket whose poll AFD refuses when a Wait
+// polls it again (here: its base handle is not a socket) is freed, as a
+// closed socket's registration is, silently; the others keep working.
+func TestAFDRearmRefused(t *testing.T) {
+	p, err := New(WithBackend(AFD))
+	if err != nil {
 		t.Fatal(err)
 	}
-	expectQuiet(t, p, 1, quiet)
-	if n := p.slotsInUse(); n != 0 {
-		t.Errorf("%d slots in use after Delete", n)
+	defer p.Close()
+	event, err := windows.CreateEvent(nil, 0, 0, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer windows.CloseHandle(event)
+	client, server := sockettest.Pair(t)
+	other, otherServer := sockettest.Pair(t)
+	for key, s := range map[uint64]windows.Handle{1: server, 2: otherServer} {
+		if err := p.Add(s, key, Readable, Level); err != nil {
+			t.Fatal(err)
+		}
+	}
+	sockettest.Send(t, client, "x")
+	expect(t, p, 1, Readable)
+	p.mu.Lock()
+	p.at(p.mustSlot(t, server)).base = event // the next poll is refused
+	p.mu.Unlock()
+	sockettest.Send(t, other, "x")
+	expect(t, p, 2, Readable)
+	if p.registered(server) || p.slotsInUse() != 1 {
+		t.Fatalf("the socket whose re-arm was refused is still registered (%d slots in use)", p.slotsInUse())
+	}
+	if err := p.Delete(server); !errors.Is(err, ErrNotRegistered) {
+		t.Errorf("Delete of the freed registration: %v, want ErrNotRegistered", err)
 	}
 }

@@ -241,7 +241,7 @@ func TestWaitNumberComesRound(t *testing.T) {
 // TestOwnKeys: no slot's ID matches a key of the packets the poller posts
 // itself, whose low bits are above the highest slot's on every build.
 func TestOwnKeys(t *testing.T) {
-	for _, key := range []uintptr{wakeKey, closeKey, afdKey, rearmKey} {
+	for _, key := range []uintptr{wakeKey, closeKey, afdKey} {
 		if low := key & indexMask; low <= maxSlots {
 			t.Errorf("key %#x: slot %d's ID has its low bits", key, low-1)
 		}

@@ -20,14 +20,8 @@ import (
 // waiting, until events is full, so a Wait is not limited to one batch of
 // the OS. It returns 0 and a nil error on a timeout, n (maybe 0) and a nil
 // error when a Wake releases it, and ErrClosed once the poller is closed.
-// It does not allocate when it returns events. It starts by yielding the
-// processor (the runtime's goyield) if its P has not for 5 ms, as Add,
-// Modify and Delete do, also when it then returns an error, which keeps
-// Go's runtime from taking the processor away from a goroutine in a system
-// call while it calls the poller at least every 5 ms and a processor is
-// spare (see yieldEvery).
+// It does not allocate.
 func (p *Poller) Wait(events []Event, timeout time.Duration) (int, error) {
-	yield() // see yieldEvery
 	if err := p.lock(); err != nil {
 		return 0, err
 	}
@@ -45,7 +39,7 @@ func (p *Poller) Wait(events []Event, timeout time.Duration) (int, error) {
 	p.waiting.Add(1)
 	p.waits++
 	wait := p.waits
-	p.rearm() // what the caller has handled since its last Wait
+	p.impl.flush() // what the callers have handled since their Waits
 	p.mu.Unlock()
 	defer p.waiters.Done()
 	defer p.waiting.Add(-1)
@@ -99,15 +93,13 @@ func (p *Poller) Wait(events []Event, timeout time.Duration) (int, error) {
 // Wake: of the other wake packets of the batch, one is posted again for
 // each other Wait under way, and the rest kept as spareWakes for the Waits
 // that start next (posting them all again would make each Wait post up to
-// 63 packets). The Wait numbered wait has events[:n0] already, and no
-// events yet (n0 == 0) makes it re-arm what waits to be re-armed before it
-// blocks again (rearm, which releases p.mu for its calls); with events, a
-// packet of wakeToRearm that came with them is posted again if another
-// Wait is under way.
+// 63 packets). The Wait numbered wait has events[:n0] already; with no
+// events yet, it re-arms what other Waits' events left to re-arm before it
+// blocks again, as a Wait that starts does.
 func (p *Poller) deliver(raw []sockstate.OverlappedEntry, events []Event, n0 int, wait uint64) (n int, woken, closed bool) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	wakes, rearmed := 0, false
+	wakes := 0
 	for i := range raw {
 		switch raw[i].CompletionKey {
 		case wakeKey:
@@ -115,9 +107,6 @@ func (p *Poller) deliver(raw []sockstate.OverlappedEntry, events []Event, n0 int
 			continue
 		case closeKey:
 			closed = true
-			continue
-		case rearmKey:
-			rearmed = true
 			continue
 		}
 		ev, slot, ok := p.impl.translate(raw[i])
@@ -147,13 +136,8 @@ func (p *Poller) deliver(raw []sockstate.OverlappedEntry, events []Event, n0 int
 		}
 		p.spareWakes += extra - again
 	}
-	switch {
-	case n0+n == 0:
-		p.rearm() // nothing for the caller: re-arm before waiting again
-	case rearmed && p.waiting.Load() > 1:
-		// This Wait returns: what the packet asked for is for another
-		// (its caller's next Wait re-arms it, if no other comes first).
-		p.post(rearmKey)
+	if n0+n == 0 {
+		p.impl.flush() // nothing for the caller: re-arm before waiting again
 	}
 	return n, wakes > 0, closed
 }

@@ -119,31 +119,16 @@ func (ps *Polls) At(i int) *Poll {
 // Submit asks AFD to complete p when one of events (POLL_* bits) holds on
 // the socket base, a base handle as BaseHandle returns. The completion
 // packet carries context as its OVERLAPPED value and the device's key. The
-// packet is queued even when the poll completes at once. It is Prepare and
-// Start.
+// packet is queued even when the poll completes at once. From now until its
+// packet is dequeued p belongs to the kernel; on an error no packet comes,
+// and p is the caller's again.
 func (d *Device) Submit(p *Poll, base windows.Handle, events uint32, context uintptr) error {
-	p.Prepare(base, events)
-	return d.Start(p, context)
-}
-
-// Prepare writes p's request, a poll for events on base, for Start. It
-// writes p's memory, so it must not run while p belongs to the kernel.
-// Where p is shared by goroutines, Prepare it under their lock; Start only
-// hands p to the kernel, and may then run without the lock.
-func (p *Poll) Prepare(base windows.Handle, events uint32) {
 	*p = Poll{info: pollInfo{
 		Timeout:         1<<63 - 1,
 		NumberOfHandles: 1,
 		Handle:          base,
 		Events:          events,
 	}}
-}
-
-// Start submits p, which Prepare has written and which does not belong to
-// the kernel: from now until its packet is dequeued, it does. The packet
-// carries context as its OVERLAPPED value. On an error no packet comes,
-// and p is the caller's again.
-func (d *Device) Start(p *Poll, context uintptr) error {
 	size := uint32(unsafe.Sizeof(p.info))
 	status := ntDeviceIoControlFile(d.h, 0, 0, context, &p.iosb, ioctlPoll,
 		unsafe.Pointer(&p.info), size, unsafe.Pointer(&p.info), size)
