@@ -26,15 +26,14 @@ import (
 //   - wsapoll: a WSAPoll loop on one goroutine, in this process;
 //   - net: Go's net package, a goroutine a connection, in this process;
 //   - go-1goroutine, go-2goroutines: the poller's server (AFD backend) on 1
-//     and on 2 goroutines, in a process of its own (this test binary again,
-//     which TestMain turns into the server);
+//     and on 2 goroutines, in a process of its own (internal/cmd/echoserver;
+//     skipped unless SOCKSTATE_ECHOSERVER names the program);
 //   - c-1thread, c-2threads: the C reference loop (testdata/cloop) on 1 and
 //     on 2 threads, in a process of its own, started the same way; skipped
 //     unless SOCKSTATE_CLOOP names the program.
 //
-// go-N and c-N are the pairs to compare: the same syscalls, the same
-// protocol, each server alone in its process, so that scripts/bench.sh can
-// count the server's Wine server requests apart from the clients'. One op
+// go-N and c-N are the pairs to compare (scripts/bench.sh gc): the same
+// syscalls, the same protocol, each server alone in its process. One op
 // is one message echoed; msgs/s and the 99th percentile latency are
 // reported as well.
 func BenchmarkEcho(b *testing.B) {
@@ -48,8 +47,10 @@ func BenchmarkEcho(b *testing.B) {
 		servers = append(servers, server{"poller-" + backend.String(), pollerServer(backend)})
 	}
 	servers = append(servers, server{"wsapoll", wsapollServer}, server{"net", netServer},
-		server{"go-1goroutine", goServer(1)}, server{"go-2goroutines", goServer(2)},
-		server{"c-1thread", cloopServer(1)}, server{"c-2threads", cloopServer(2)})
+		server{"go-1goroutine", programServer("SOCKSTATE_ECHOSERVER", "-server", "poller", "-goroutines", "1")},
+		server{"go-2goroutines", programServer("SOCKSTATE_ECHOSERVER", "-server", "poller", "-goroutines", "2")},
+		server{"c-1thread", programServer("SOCKSTATE_CLOOP", "echo", "1")},
+		server{"c-2threads", programServer("SOCKSTATE_CLOOP", "echo", "2")})
 	for _, srv := range servers {
 		b.Run(srv.name, func(b *testing.B) {
 			addr, stop := srv.start(b)
@@ -143,14 +144,14 @@ func wsapollServer(b *testing.B) (*windows.SockaddrInet4, func()) {
 }
 
 // netServer is Go's net package: a goroutine and a 4 KiB buffer a
-// connection (serveNet), in this process.
+// connection (ServeNet), in this process.
 func netServer(b *testing.B) (*windows.SockaddrInet4, func()) {
 	l, err := net.Listen("tcp4", "127.0.0.1:0")
 	if err != nil {
 		b.Fatal(err)
 	}
 	done := make(chan struct{})
-	go func() { serveNet(l); close(done) }()
+	go func() { ServeNet(l); close(done) }()
 	a := l.Addr().(*net.TCPAddr)
 	addr := &windows.SockaddrInet4{Port: a.Port}
 	copy(addr.Addr[:], a.IP.To4())

@@ -11,7 +11,6 @@ package echo
 import (
 	"errors"
 	"fmt"
-	"runtime"
 	"sync"
 	"time"
 
@@ -23,13 +22,6 @@ import (
 
 // listenerKey is the listener's key; connections' keys are their sockets.
 const listenerKey = 0
-
-// lockThreads, when true, makes work lock its goroutine, which loops on
-// Wait, to its thread (runtime.LockOSThread), a trade that the poller's
-// package documentation weighs. It is a variable only so that
-// "scripts/bench.sh conns" can run the server both ways (its gol server,
-// through lockedEnv in process_test.go); nothing else sets it.
-var lockThreads bool
 
 // Server echoes every connection accepted on its listener, with several
 // goroutines waiting on one poller and one-shot registrations: each
@@ -125,10 +117,6 @@ func (s *Server) fail(err error) {
 }
 
 func (s *Server) work() {
-	if lockThreads {
-		runtime.LockOSThread()
-		defer runtime.UnlockOSThread()
-	}
 	events := make([]poller.Event, 16)
 	buf := make([]byte, 64<<10)
 	for {
