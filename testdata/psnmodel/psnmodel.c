@@ -198,6 +198,29 @@ typedef struct peer {
     struct peer *next;
 } peer;
 static peer *peers[NBUCKET];
+static size_t npeers;
+
+/* forgetPeers empties the peer cache once the model watches nothing (no
+ * registration, no tie: watching()). The hooks then no longer tell it of
+ * closes, so a cached socket could be closed unseen and its handle value
+ * go to a new socket (Windows and Wine hand a value out again at once):
+ * the stale entry would name the old connection, the new socket's sends
+ * would find no registered peer, and the peer's edge would wait for the
+ * AFD poll's completion, after the send had returned. arrived() caches
+ * nothing while no registration exists. */
+static void forgetPeers(void)
+{
+    if (npeers == 0 || watching())
+        return;
+    for (size_t i = 0; i < NBUCKET; i++) {
+        while (peers[i] != NULL) {
+            peer *p = peers[i];
+            peers[i] = p->next;
+            free(p);
+        }
+    }
+    npeers = 0;
+}
 
 static CRITICAL_SECTION lk;
 static HANDLE mport; /* the model's own port: AFD completions and wake-ups */
@@ -337,6 +360,7 @@ static void kill(reg *r)
     if (r->byEnds)
         unlink_(&byAddr[hashPair(&r->ends)], r, offsetof(reg, nextAddr));
     dropRecheck(r);
+    forgetPeers();
     r->dead = TRUE;
     if (r->inflight) {
         IO_STATUS_BLOCK io;
@@ -647,6 +671,7 @@ static const pair *peerOf(HANDLE h)
     p->h = h;
     p->next = *head;
     *head = p;
+    npeers++;
     return p->ends.alen ? &p->ends : NULL;
 }
 
@@ -657,6 +682,8 @@ static const pair *peerOf(HANDLE h)
  * completes on its worker thread. */
 static void arrived(HANDLE h)
 {
+    if (nregs == 0)
+        return; /* no peer to find, and nothing cached unwatched (forgetPeers) */
     const pair *ends = peerOf(h);
     reg *r = ends != NULL ? findPair(ends) : NULL;
     if (r != NULL && r->enabled && (r->want & NE_IN) && !(r->afd & AFD_POLL_RECEIVE))
@@ -760,6 +787,7 @@ void closing(HANDLE h)
             peer *dead = *p;
             *p = dead->next;
             free(dead);
+            npeers--;
             break;
         }
     }
@@ -775,6 +803,7 @@ void closing(HANDLE h)
     reg *r = findSock((SOCKET)h);
     if (r != NULL)
         kill(r); /* closesocket: removed silently, no packet (B20) */
+    forgetPeers(); /* the last tie may have gone */
     unlock();
 }
 
