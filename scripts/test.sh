@@ -192,18 +192,20 @@ stress_runs 2000 10m
 
 step "benchmarks under Wine, a short pass that must run, not time (scripts/bench.sh times them)"
 x86_64-w64-mingw32-gcc -O2 -Wall -Werror -o "$work/cloop.exe" testdata/cloop/cloop.c -lws2_32 -lntdll -lpsapi
-cloop="$(winepath -w "$work/cloop.exe" 2>/dev/null)"
-SOCKSTATE_CLOOP="$cloop" GOOS=windows GOARCH=amd64 go test -run '^$' -bench 'WaitOneActive|WaitYield|Echo' -benchtime 20x ./poller ./examples/echo |
+GOOS=windows GOARCH=amd64 go build -o "$work/echoserver.exe" ./internal/cmd/echoserver
+SOCKSTATE_CLOOP="$(winepath -w "$work/cloop.exe" 2>/dev/null)" SOCKSTATE_ECHOSERVER="$(winepath -w "$work/echoserver.exe" 2>/dev/null)" \
+	GOOS=windows GOARCH=amd64 go test -run '^$' -bench 'WaitOneActive|Echo' -benchtime 20x ./poller ./examples/echo |
 	grep -E '^(Benchmark|ok|FAIL|panic)'
 GOOS=windows GOARCH=amd64 go test -run '^$' -bench 'RegisteredMemory' -benchtime 1x ./poller |
 	grep -E '^(Benchmark|ok|FAIL|panic)'
 wine "$work/cloop.exe" wait 10 20
 wine "$work/cloop.exe" mem 100
-step "scripts/bench.sh conns, a short pass that must run, not time (50 and 200 connections, 1 s)"
+step "scripts/bench.sh conns, a short pass that must run, not time: the poller, C and net at 50 and 200 connections, 1 s"
 # In a Wine prefix of this run's own: bench.sh restarts its wineserver, and
 # two runs on one machine must not share it.
-SOCKSTATE_WINEPREFIX="$work/wine" CONNS_TOUCH=1 CONNS_SECS=1 CONNS_ALL=50 CONNS_MAX=200 CONNS_TRACED=200 scripts/bench.sh conns 3 2>&1 |
-	grep -vE '^  (all|idle): |^==> round'
+SOCKSTATE_WINEPREFIX="$work/wine" CONNS_SECS=1 CONNS_ALL=50 CONNS_MAX=200 BENCH_CHART="$work/conns.svg" scripts/bench.sh conns 1 2>&1 |
+	grep -vE '^  [a-z]+: [0-9]+ connections|^==> conns: round'
+[ -s "$work/conns.svg" ] || fail "scripts/bench.sh conns drew no chart"
 
 step "staticcheck $staticcheck_version"
 staticcheck="$(tool staticcheck honnef.co/go/tools/cmd/staticcheck $staticcheck_version)"
@@ -212,9 +214,6 @@ GOOS=windows "$staticcheck" ./...
 
 step "go_windows_amd64_exec against a stand-in for wine: its bound and its messages (scripts/exectest.sh, about 31 s)"
 scripts/exectest.sh
-
-step "sched.awk, which bench.sh conns runs on execution traces, against a program that loses its P for known reasons (scripts/schedtest.sh)"
-scripts/schedtest.sh
 
 step "shellcheck, actionlint $actionlint_version"
 shellcheck -x scripts/*.sh .ci/run scripts/wine/go_windows_amd64_exec
