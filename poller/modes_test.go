@@ -136,7 +136,7 @@ func TestEdgeUndrained(t *testing.T) {
 		}
 		expectQuiet(t, p, 8, quiet)
 		// Nor is more data while some is unread a new edge (Windows, as
-		// observed: psn-behaviour.md Q5).
+		// observed: https://github.com/smol-rs/polling/pull/210).
 		sockettest.Send(t, client, "more")
 		expectQuiet(t, p, 8, quiet)
 	})

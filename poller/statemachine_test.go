@@ -32,7 +32,7 @@ var (
 )
 
 // defaultSequences keeps TestStateMachine to about a minute per backend
-// under -race on 2 shared cores under Wine. The README says the number.
+// under -race on 2 shared cores under Wine. CONTRIBUTING.md says the number.
 const defaultSequences = 150
 
 // switchSequences is the default in a run with a switch of the reference

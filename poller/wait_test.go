@@ -249,7 +249,7 @@ func TestOwnKeys(t *testing.T) {
 }
 
 // TestSlotSize: a registration's slot stays 48 bytes on 64-bit builds
-// (the README's memory figures count it).
+// (doc/benchmarks.md's memory figures count it).
 func TestSlotSize(t *testing.T) {
 	if size, want := unsafe.Sizeof(slot{}), uintptr(48); unsafe.Sizeof(uintptr(0)) == 8 && size != want {
 		t.Errorf("a slot is %d bytes, want %d", size, want)
