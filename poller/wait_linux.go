@@ -1,0 +1,180 @@
+// Copyright 2026 The sockstate Authors. All rights reserved.
+// SPDX-License-Identifier: BSD-3-Clause
+
+package poller
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// Wait waits up to timeout (forever if negative) for events, fills events
+// with them and returns how many. It blocks at most once: after epoll_wait
+// returns events it takes whatever else is ready already, without
+// waiting, until events is full, and a registration that comes again in
+// one Wait (a Level one) is one event, under its current key. It returns 0
+// and a nil error on a timeout, n (maybe 0) and a nil error when a Wake
+// releases it, and ErrClosed once the poller is closed. A signal that
+// interrupts epoll_wait (EINTR) is not a timeout: Wait waits again for the
+// time left. The timeout is rounded up to epoll's milliseconds, so a short
+// one is not a busy poll. It does not allocate.
+//
+// The kernel reports EPOLLHUP (and EPOLLERR) whatever the interest. A
+// Level or one-shot registration reported with nothing its interest takes
+// (a hang-up without HangUp in the interest, as on a socket reset or never
+// connected once its error is read) is muted: held edge triggered in the
+// kernel, so that it costs no CPU while nothing changes, until it reports
+// something the interest takes (a Level one is then level triggered
+// again) or Modify changes it.
+func (p *Poller) Wait(events []Event, timeout time.Duration) (int, error) {
+	if err := p.lock(); err != nil {
+		return 0, err
+	}
+	if len(events) == 0 {
+		p.mu.Unlock()
+		return 0, errors.New("poller: Wait needs room for at least one event")
+	}
+	if p.wakes > 0 {
+		p.consumeWake()
+		p.mu.Unlock()
+		return 0, nil
+	}
+	p.waiters.Add(1)
+	p.waits++
+	wait := p.waits
+	p.mu.Unlock()
+	defer p.waiters.Done()
+
+	deadline := time.Now().Add(timeout)
+	var raw [64]unix.EpollEvent
+	n := 0
+	for first := true; ; first = false {
+		ms := -1
+		switch {
+		case n > 0:
+			ms = 0 // only what is ready already: never block twice
+		case timeout >= 0 && first:
+			ms = millis(timeout)
+		case timeout >= 0:
+			ms = millis(time.Until(deadline))
+		}
+		batch := min(len(events)-n, len(raw))
+		got, err := unix.EpollWait(p.epfd, raw[:batch], ms)
+		switch {
+		case err == unix.EINTR && n > 0:
+			return n, nil
+		case err == unix.EINTR:
+			got = 0 // the time left, if any, is waited below
+		case err != nil && n > 0:
+			return n, nil // the events first; the error comes again
+		case err != nil:
+			return 0, fmt.Errorf("poller: epoll_wait: %w", err)
+		}
+		k, woken, closed := p.deliver(raw[:got], events, n, wait)
+		n += k
+		switch {
+		case closed:
+			return 0, ErrClosed
+		case woken:
+			return n, nil
+		case got == batch && k > 0 && n < len(events):
+			// A full batch: more may be ready. Only while a batch brings a
+			// new registration: Level ones come again in each.
+			continue
+		case n > 0:
+			return n, nil
+		case timeout >= 0 && !time.Now().Before(deadline):
+			return 0, nil
+		}
+	}
+}
+
+// deliver turns the kernel's events into the caller's. The Wait numbered
+// wait has events[:n0] already. It consumes a Wake if the eventfd is among
+// them and one is pending (k Wakes release k Waits: the eventfd stays
+// readable, and wakes the Waits that block, until the last is consumed).
+func (p *Poller) deliver(raw []unix.EpollEvent, events []Event, n0 int, wait uint64) (n int, woken, closed bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.closed {
+		return 0, false, true
+	}
+	wake := false
+	for k := range raw {
+		e := &raw[k]
+		if e.Fd == wakeIndex {
+			wake = true
+			continue
+		}
+		i, sl := p.lookup(e)
+		if sl == nil || !sl.armed {
+			continue // not current, or a one-shot that fired while muted
+		}
+		ev := fromEpoll(e.Events) & (sl.interest | Error)
+		switch {
+		case ev == 0:
+			p.mute(i)
+			continue
+		case sl.mode.oneShot():
+			sl.armed = false
+		case sl.muted:
+			p.unmute(i)
+		}
+		if sl.wait == wait && int(sl.waitAt) < n0+n {
+			events[sl.waitAt].Key = sl.key
+			events[sl.waitAt].Events |= ev
+			continue
+		}
+		sl.wait, sl.waitAt = wait, int32(n0+n)
+		events[n0+n] = Event{Key: sl.key, Events: ev}
+		n++
+	}
+	if wake && p.wakes > 0 {
+		p.consumeWake()
+		woken = true
+	}
+	return n, woken, closed
+}
+
+// mute holds slot i edge triggered in the kernel: it was reported with
+// nothing its interest takes, EPOLLHUP alone, which nothing clears on a
+// closed socket and which a level-triggered registration (or a one-shot
+// one re-armed) would report at once, at every epoll_wait. Edge triggered,
+// the kernel reports it again only when something happens to the socket.
+// An Edge registration is that already. If the kernel refuses (the
+// descriptor was closed without Delete), it stays as it is.
+func (p *Poller) mute(i int32) {
+	sl := p.at(i)
+	if sl.muted || sl.mode == Edge {
+		return
+	}
+	p.register(i, unix.EPOLL_CTL_MOD, epollEvents(sl.interest, Edge))
+	sl.muted = true
+}
+
+// unmute makes the muted Level slot i level triggered again: it has
+// reported something its interest takes.
+func (p *Poller) unmute(i int32) {
+	sl := p.at(i)
+	if sl.mode == Level && p.register(i, unix.EPOLL_CTL_MOD, epollEvents(sl.interest, Level)) == nil {
+		sl.muted = false
+	}
+}
+
+// millis rounds d up to whole milliseconds (epoll's unit), so that a short
+// timeout is not a busy poll, and bounds it to what epoll_wait takes; a
+// Wait whose time is not over when epoll_wait returns waits again.
+func millis(d time.Duration) int {
+	if d <= 0 {
+		return 0
+	}
+	ms := d / time.Millisecond
+	if d%time.Millisecond != 0 {
+		ms++
+	}
+	return int(min(ms, math.MaxInt32))
+}
