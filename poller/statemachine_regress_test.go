@@ -136,3 +136,64 @@ func TestRegressionResetAfterData(t *testing.T) {
 		{kind: opReset, sock: 0},
 	})
 }
+
+// TestRegressionTwiceInOneWait: a Wait that took a Level socket's packet in
+// its first batch and another in a later one reported the socket twice
+// when a Wait beside it (a background one here) reported the socket in
+// between: that Wait's record in the slot hid the first. It failed in
+// about one run in three on the reference model, before a Wait held the
+// poller's lock from its first batch to its last.
+func TestRegressionTwiceInOneWait(t *testing.T) {
+	runRegression(t, []op{
+		{kind: opWait, sock: 0, n: 6, timeout: 10 * time.Millisecond},
+		{kind: opWake, sock: 1},
+		{kind: opDrain, sock: 2},
+		{kind: opSend, sock: 2, n: 58},
+		{kind: opReadPart, sock: 2, n: 3},
+		{kind: opCheck, sock: 2},
+		{kind: opDelete, sock: 0},
+		{kind: opWait, sock: 0, n: 1, timeout: 0},
+		{kind: opWake, sock: 1},
+		{kind: opSend, sock: 2, n: 39},
+		{kind: opAdd, sock: 1, interest: Readable | Writable | HangUp, mode: OneShotLevel},
+		{kind: opWait, sock: 0, n: 1, timeout: 1 * time.Millisecond},
+		{kind: opShutdown, sock: 0},
+		{kind: opCloseSock, sock: 1},
+		{kind: opAdd, sock: 2, interest: HangUp, mode: Level},
+		{kind: opModify, sock: 2, interest: 0, mode: OneShotEdge},
+		{kind: opAdd, sock: 1, interest: Readable | Writable | Error, mode: Level},
+		{kind: opCloseNoDelete, sock: 0},
+		{kind: opSend, sock: 2, n: 61},
+		{kind: opWait, sock: 1, n: 1, timeout: 0},
+		{kind: opWait, sock: 1, n: 8, timeout: 1 * time.Millisecond},
+		{kind: opSend, sock: 1, n: 13},
+		{kind: opReadPart, sock: 1, n: 2},
+		{kind: opCheck, sock: 0},
+		{kind: opModify, sock: 1, interest: 0, mode: OneShotEdge},
+		{kind: opReset, sock: 0},
+		{kind: opWait, sock: 0, n: 1, timeout: 50 * time.Millisecond},
+		{kind: opAdd, sock: 1, interest: Readable | Writable, mode: Edge},
+		{kind: opModify, sock: 2, interest: Readable, mode: Edge},
+		{kind: opCloseSock, sock: 2},
+		{kind: opAdd, sock: 2, interest: Readable | HangUp, mode: OneShotEdge},
+		{kind: opModify, sock: 1, interest: Readable, mode: OneShotEdge},
+		{kind: opSend, sock: 2, n: 27},
+		{kind: opCloseSock, sock: 0},
+		{kind: opSend, sock: 1, n: 2},
+		{kind: opDelete, sock: 0},
+		{kind: opSend, sock: 0, n: 48},
+		{kind: opCloseSock, sock: 0},
+		{kind: opDrain, sock: 2},
+		{kind: opWaitBG, sock: 1, n: 4, timeout: 200 * time.Millisecond},
+		{kind: opWaitBG, sock: 0, n: 6, timeout: 30 * time.Millisecond},
+		{kind: opDelete, sock: 2},
+		{kind: opCheck, sock: 1},
+		{kind: opModify, sock: 1, interest: Readable, mode: Level},
+		{kind: opDelete, sock: 0},
+		{kind: opDrain, sock: 2},
+		{kind: opWait, sock: 1, n: 4, timeout: 10 * time.Millisecond},
+		{kind: opSend, sock: 0, n: 59},
+		{kind: opWaitBG, sock: 2, n: 1, timeout: 200 * time.Millisecond},
+		{kind: opAdd, sock: 2, interest: Writable, mode: OneShotLevel},
+	})
+}

@@ -44,44 +44,29 @@ func (p *Poller) Wait(events []Event, timeout time.Duration) (int, error) {
 	defer p.waiters.Done()
 	defer p.waiting.Add(-1)
 
-	now := time.Now()
 	var raw [64]sockstate.OverlappedEntry
-	deadline := now.Add(timeout)
-	n := 0
+	deadline := time.Now().Add(timeout)
 	for first := true; ; first = false {
 		ms := uint32(windows.INFINITE)
 		switch {
-		case n > 0:
-			ms = 0 // only what is queued already: never block twice
 		case timeout >= 0 && first:
 			ms = millis(timeout)
 		case timeout >= 0:
 			ms = millis(time.Until(deadline))
 		}
-		batch := min(len(events)-n, len(raw)) // one event at most a packet
+		batch := min(len(events), len(raw)) // one event at most a packet
 		got, err := sockstate.Dequeue(p.port, raw[:batch], ms)
 		switch {
-		case err != nil && n > 0:
-			return n, nil // the events first; the error comes again
 		case err != nil:
 			return 0, fmt.Errorf("poller: GetQueuedCompletionStatusEx: %w", err)
 		case got == 0: // the time ran out
-			return n, nil
+			return 0, nil
 		}
-		k, woken, closed := p.deliver(raw[:got], events, n, wait)
-		n += k
+		n, woken, closed := p.gather(&raw, got, batch, events, wait)
 		switch {
 		case closed:
 			return 0, ErrClosed
-		case woken:
-			return n, nil
-		case got == batch && k > 0 && n < len(events):
-			// A full batch: more may be queued. Only while a batch brings
-			// a new event: an OS that queues a level condition again as
-			// soon as its packet leaves would otherwise feed this loop
-			// for ever with events merged into those it has.
-			continue
-		case n > 0:
+		case woken || n > 0:
 			return n, nil
 		case timeout >= 0 && !time.Now().Before(deadline):
 			return 0, nil
@@ -89,16 +74,50 @@ func (p *Poller) Wait(events []Event, timeout time.Duration) (int, error) {
 	}
 }
 
-// deliver turns dequeued packets into events. A Wait consumes at most one
-// Wake: of the other wake packets of the batch, one is posted again for
-// each other Wait under way, and the rest kept as spareWakes for the Waits
-// that start next (posting them all again would make each Wait post up to
-// 63 packets). The Wait numbered wait has events[:n0] already; with no
-// events yet, it re-arms what other Waits' events left to re-arm before it
-// blocks again, as a Wait that starts does.
-func (p *Poller) deliver(raw []sockstate.OverlappedEntry, events []Event, n0 int, wait uint64) (n int, woken, closed bool) {
+// gather turns the got packets in raw, of a dequeue of batch, into events
+// of the Wait numbered wait, and takes whatever else is queued already, without waiting, while
+// a full batch brings a new event and events has room. It holds p.mu from
+// the first packet to the last, so that no other Wait reports a socket
+// between two batches of this one: the slot's record of the Wait that
+// reported it last (deliver) stays this Wait's, and a packet of the socket
+// in a later batch adds to its event instead of making a second one. With
+// no event for the caller, it re-arms what other Waits' events left to
+// re-arm before the Wait blocks again, as a Wait that starts does.
+func (p *Poller) gather(raw *[64]sockstate.OverlappedEntry, got, batch int, events []Event, wait uint64) (n int, woken, closed bool) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	for {
+		k, w, c := p.deliver(raw[:got], events, n, wait)
+		n += k
+		if w || c {
+			return n, w, c
+		}
+		// A full batch: more may be queued. Only while a batch brings a
+		// new event: an OS that queues a level condition again as soon as
+		// its packet leaves would otherwise feed this loop for ever with
+		// events merged into those it has.
+		if got < batch || k == 0 || n == len(events) {
+			break
+		}
+		batch = min(len(events)-n, len(raw))
+		var err error
+		if got, err = sockstate.Dequeue(p.port, raw[:batch], 0); err != nil || got == 0 {
+			break // the events first; an error comes again to the next Wait
+		}
+	}
+	if n == 0 {
+		p.impl.flush()
+	}
+	return n, false, false
+}
+
+// deliver turns dequeued packets into events, with p.mu held. A Wait
+// consumes at most one Wake: of the other wake packets of the batch, one
+// is posted again for each other Wait under way, and the rest kept as
+// spareWakes for the Waits that start next (posting them all again would
+// make each Wait post up to 63 packets). The Wait numbered wait has
+// events[:n0] already.
+func (p *Poller) deliver(raw []sockstate.OverlappedEntry, events []Event, n0 int, wait uint64) (n int, woken, closed bool) {
 	wakes := 0
 	for i := range raw {
 		switch raw[i].CompletionKey {
@@ -135,9 +154,6 @@ func (p *Poller) deliver(raw []sockstate.OverlappedEntry, events []Event, n0 int
 			p.post(wakeKey) // for another Wait
 		}
 		p.spareWakes += extra - again
-	}
-	if n0+n == 0 {
-		p.impl.flush() // nothing for the caller: re-arm before waiting again
 	}
 	return n, wakes > 0, closed
 }
