@@ -2,10 +2,11 @@
 // SPDX-License-Identifier: BSD-3-Clause
 
 // Command connload is the load generator and the meter of
-// "scripts/bench.sh conns": it runs natively (Wine sockets are host
-// sockets) against an echo server on the loopback, opens many
-// connections, checks every byte that comes back, and reads what the
-// server process and its wineserver spent in Linux's /proc.
+// "scripts/bench.sh conns" (servers under Wine, whose sockets are host
+// sockets) and "scripts/bench.sh linux" (native servers): it runs natively
+// against an echo server on the loopback, opens many connections, checks
+// every byte that comes back, and reads what the server process (and,
+// under Wine, its wineserver) spent in Linux's /proc.
 //
 //	connload -addr 127.0.0.1:PORT -conns N -active K -duration D [-pid P] [-wineserver W]
 //
@@ -14,7 +15,7 @@
 // spread evenly over the N, each send a message, wait for it to come back
 // and send the next, for D, while the rest stay idle. It prints one line,
 //
-//	conns=N refused=R setup-s=S msgs=M msgs/s=X p50-us=A p99-us=B mem-B/conn=C server-us/msg=T wineserver-us/msg=U
+//	conns=N refused=R setup-s=S msgs=M msgs/s=X p50-us=A p99-us=B mem-B/conn=C server-us/msg=T load-cpu=L wineserver-us/msg=U
 //
 // where R counts the connections that the system or the server did not
 // take (no descriptor or port left, refused, or closed before the first
@@ -23,9 +24,12 @@
 // the server's process: C is the growth of its resident memory (VmRSS)
 // over the set-up's last nine tenths divided by their connections (the
 // first tenth pays for what a server allocates once: threads, about 1 MB
-// each under Wine, buffers, its first allocations), and T is its CPU time
-// (user and system) during the echo a message, in µs; with -wineserver, U
-// is that process's CPU time a message.
+// each under Wine, buffers, its first allocations), T is its CPU time
+// (user and system) during the echo a message, in µs, and L is the share
+// of one CPU that connload itself used during the echo (near 1 when
+// pinned to one CPU, it is the load, not the server, that bounds the
+// throughput). With -wineserver, U is that process's CPU time a message;
+// without it (a native server) U is left out, not 0.
 //
 // Then it holds the connections open until its standard input ends, so
 // that the script can end the server first: connections closed at once
@@ -141,7 +145,11 @@ func run(c config, in io.Reader, out io.Writer) error {
 	if c.active > len(cs) {
 		return fmt.Errorf("-active %d: only %d connections were made", c.active, len(cs))
 	}
-	before, err := cpuTimes(c.pid, c.wineserver)
+	self := 0 // connload's own CPU is read with the server's
+	if c.pid != 0 {
+		self = os.Getpid()
+	}
+	before, err := cpuTimes(c.pid, c.wineserver, self)
 	if err != nil {
 		return err
 	}
@@ -149,7 +157,7 @@ func run(c config, in io.Reader, out io.Writer) error {
 	if err != nil {
 		return err
 	}
-	after, err := cpuTimes(c.pid, c.wineserver)
+	after, err := cpuTimes(c.pid, c.wineserver, self)
 	if err != nil {
 		return err
 	}
@@ -158,8 +166,9 @@ func run(c config, in io.Reader, out io.Writer) error {
 		if len(cs) == base {
 			return errors.New("no connection was made after the first tenth: no memory a connection")
 		}
-		line = append(line, fmt.Sprintf("mem-B/conn=%.0f server-us/msg=%.2f",
-			float64(rss[1]-rss[0])/float64(len(cs)-base), perMessage(after[0]-before[0], e.msgs)))
+		line = append(line, fmt.Sprintf("mem-B/conn=%.0f server-us/msg=%.2f load-cpu=%.2f",
+			float64(rss[1]-rss[0])/float64(len(cs)-base), perMessage(after[0]-before[0], e.msgs),
+			float64(after[2]-before[2])/float64(e.elapsed)))
 	}
 	if c.wineserver != 0 {
 		line = append(line, fmt.Sprintf("wineserver-us/msg=%.2f", perMessage(after[1]-before[1], e.msgs)))
@@ -176,11 +185,11 @@ func perMessage(d time.Duration, msgs int) float64 {
 	return float64(d) / float64(time.Microsecond) / float64(msgs)
 }
 
-// cpuTimes returns the CPU time of the processes pid and ws so far, 0 for
-// a process not asked for (0).
-func cpuTimes(pid, ws int) ([2]time.Duration, error) {
-	var t [2]time.Duration
-	for i, p := range [2]int{pid, ws} {
+// cpuTimes returns the CPU time of the processes pid, ws and self so far,
+// 0 for a process not asked for (0).
+func cpuTimes(pid, ws, self int) ([3]time.Duration, error) {
+	var t [3]time.Duration
+	for i, p := range [3]int{pid, ws, self} {
 		if p == 0 {
 			continue
 		}
