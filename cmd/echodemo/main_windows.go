@@ -168,15 +168,11 @@ func run(backend poller.Backend, goroutines, idle int, load echo.Load) error {
 // poller registration), as the clients here hold only socket handles in a
 // slice made before the first reading.
 func memory(srv *echo.Server, n int) (float64, error) {
-	conns := make([]windows.Handle, n)
+	conns := make([]poller.Socket, n)
 	before := inUse()
-	err := echo.Hold(srv.Addr(), conns)
+	release, err := echo.Hold(srv.Addr(), conns)
 	after := inUse()
-	for _, c := range conns {
-		if c != 0 {
-			windows.Closesocket(c)
-		}
-	}
+	release()
 	if err != nil {
 		return 0, err
 	}

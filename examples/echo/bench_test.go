@@ -1,21 +1,16 @@
 // Copyright 2026 The sockstate Authors. All rights reserved.
 // SPDX-License-Identifier: BSD-3-Clause
 
-//go:build windows
+//go:build linux || windows
 
 package echo
 
 import (
-	"errors"
 	"net"
-	"sync/atomic"
+	"net/netip"
 	"testing"
 
-	"golang.org/x/sys/windows"
-
-	iwinsock "github.com/sockstate/sockstate/internal/winsock"
 	"github.com/sockstate/sockstate/poller"
-	"github.com/sockstate/sockstate/winsock"
 )
 
 // BenchmarkEcho compares echo throughput, with the same clients (10, each
@@ -23,14 +18,15 @@ import (
 //
 //   - poller-<backend>: the poller's server on 2 goroutines, in this process,
 //     beside the clients;
-//   - wsapoll: a WSAPoll loop on one goroutine, in this process;
+//   - on Windows, wsapoll: a WSAPoll loop on one goroutine, in this process;
 //   - net: Go's net package, a goroutine a connection, in this process;
-//   - go-1goroutine, go-2goroutines: the poller's server (AFD backend) on 1
-//     and on 2 goroutines, in a process of its own (internal/cmd/echoserver;
-//     skipped unless SOCKSTATE_ECHOSERVER names the program);
-//   - c-1thread, c-2threads: the C reference loop (testdata/cloop) on 1 and
-//     on 2 threads, in a process of its own, started the same way; skipped
-//     unless SOCKSTATE_CLOOP names the program.
+//   - go-1goroutine, go-2goroutines: the poller's server (AFD on Windows,
+//     epoll on Linux) on 1 and on 2 goroutines, in a process of its own
+//     (internal/cmd/echoserver; skipped unless SOCKSTATE_ECHOSERVER names
+//     the program);
+//   - c-1thread, c-2threads: the C reference server (testdata/cloop on
+//     Windows) on 1 and on 2 threads, in a process of its own, started the
+//     same way; skipped unless SOCKSTATE_CLOOP names the program.
 //
 // go-N and c-N are the pairs to compare (scripts/bench.sh gc): the same
 // syscalls, the same protocol, each server alone in its process. One op
@@ -38,19 +34,16 @@ import (
 // reported as well.
 func BenchmarkEcho(b *testing.B) {
 	const clients = 10
-	type server struct {
-		name  string
-		start func(b *testing.B) (*windows.SockaddrInet4, func())
-	}
-	var servers []server
+	var servers []benchServer
 	for _, backend := range backends() {
-		servers = append(servers, server{"poller-" + backend.String(), pollerServer(backend)})
+		servers = append(servers, benchServer{"poller-" + backend.String(), pollerServer(backend)})
 	}
-	servers = append(servers, server{"wsapoll", wsapollServer}, server{"net", netServer},
-		server{"go-1goroutine", programServer("SOCKSTATE_ECHOSERVER", "-server", "poller", "-goroutines", "1")},
-		server{"go-2goroutines", programServer("SOCKSTATE_ECHOSERVER", "-server", "poller", "-goroutines", "2")},
-		server{"c-1thread", programServer("SOCKSTATE_CLOOP", "echo", "1")},
-		server{"c-2threads", programServer("SOCKSTATE_CLOOP", "echo", "2")})
+	servers = append(servers, osServers()...)
+	servers = append(servers, benchServer{"net", netServer},
+		benchServer{"go-1goroutine", programServer("SOCKSTATE_ECHOSERVER", "-server", "poller", "-goroutines", "1")},
+		benchServer{"go-2goroutines", programServer("SOCKSTATE_ECHOSERVER", "-server", "poller", "-goroutines", "2")},
+		benchServer{"c-1thread", programServer("SOCKSTATE_CLOOP", "echo", "1")},
+		benchServer{"c-2threads", programServer("SOCKSTATE_CLOOP", "echo", "2")})
 	for _, srv := range servers {
 		b.Run(srv.name, func(b *testing.B) {
 			addr, stop := srv.start(b)
@@ -67,8 +60,15 @@ func BenchmarkEcho(b *testing.B) {
 	}
 }
 
-func pollerServer(backend poller.Backend) func(b *testing.B) (*windows.SockaddrInet4, func()) {
-	return func(b *testing.B) (*windows.SockaddrInet4, func()) {
+// benchServer is a server that BenchmarkEcho drives: start returns its
+// address and a function that stops it.
+type benchServer struct {
+	name  string
+	start func(b *testing.B) (netip.AddrPort, func())
+}
+
+func pollerServer(backend poller.Backend) func(b *testing.B) (netip.AddrPort, func()) {
+	return func(b *testing.B) (netip.AddrPort, func()) {
 		s, err := Listen(backend, 2)
 		if err != nil {
 			b.Fatal(err)
@@ -81,79 +81,14 @@ func pollerServer(backend poller.Backend) func(b *testing.B) (*windows.SockaddrI
 	}
 }
 
-// wsapollServer is the classic loop: one goroutine, WSAPoll over the
-// listener and every connection.
-func wsapollServer(b *testing.B) (*windows.SockaddrInet4, func()) {
-	l, addr, err := iwinsock.Listen()
-	if err != nil {
-		b.Fatal(err)
-	}
-	if err := winsock.SetNonblock(l, true); err != nil {
-		b.Fatal(err)
-	}
-	var stopped atomic.Bool
-	done := make(chan error, 1)
-	go func() {
-		fds := []iwinsock.PollFd{{Fd: l, Events: iwinsock.POLLRDNORM}}
-		var next []iwinsock.PollFd
-		buf := make([]byte, 64<<10)
-		for !stopped.Load() {
-			if _, err := iwinsock.Poll(fds, 50); err != nil {
-				done <- err
-				return
-			}
-			next = append(next[:0], fds[0])
-			for _, fd := range fds[1:] {
-				if fd.REvents == 0 {
-					next = append(next, fd)
-					continue
-				}
-				n, err := winsock.Recv(fd.Fd, buf, 0)
-				switch {
-				case errors.Is(err, windows.WSAEWOULDBLOCK):
-					next = append(next, fd)
-				case err != nil || n == 0 || sendAll(fd.Fd, buf[:n]) != nil:
-					windows.Closesocket(fd.Fd) // gone: drop it
-				default:
-					next = append(next, fd)
-				}
-			}
-			if fds[0].REvents != 0 {
-				for {
-					c, _, err := winsock.Accept(l)
-					if err != nil {
-						break
-					}
-					winsock.SetNonblock(c, true)
-					next = append(next, iwinsock.PollFd{Fd: c, Events: iwinsock.POLLRDNORM})
-				}
-			}
-			fds, next = next, fds
-		}
-		for _, fd := range fds {
-			windows.Closesocket(fd.Fd)
-		}
-		done <- nil
-	}()
-	return addr, func() {
-		stopped.Store(true)
-		if err := <-done; err != nil {
-			b.Error(err)
-		}
-	}
-}
-
 // netServer is Go's net package: a goroutine and a 4 KiB buffer a
 // connection (ServeNet), in this process.
-func netServer(b *testing.B) (*windows.SockaddrInet4, func()) {
+func netServer(b *testing.B) (netip.AddrPort, func()) {
 	l, err := net.Listen("tcp4", "127.0.0.1:0")
 	if err != nil {
 		b.Fatal(err)
 	}
 	done := make(chan struct{})
 	go func() { ServeNet(l); close(done) }()
-	a := l.Addr().(*net.TCPAddr)
-	addr := &windows.SockaddrInet4{Port: a.Port}
-	copy(addr.Addr[:], a.IP.To4())
-	return addr, func() { l.Close(); <-done }
+	return l.Addr().(*net.TCPAddr).AddrPort(), func() { l.Close(); <-done }
 }

@@ -1,33 +1,23 @@
 // Copyright 2026 The sockstate Authors. All rights reserved.
 // SPDX-License-Identifier: BSD-3-Clause
 
-//go:build windows
+//go:build linux || windows
 
 package echo
 
 import (
+	"errors"
 	"flag"
+	"net/netip"
 	"testing"
 
-	"golang.org/x/sys/windows"
-
-	"github.com/sockstate/sockstate"
-	iwinsock "github.com/sockstate/sockstate/internal/winsock"
 	"github.com/sockstate/sockstate/poller"
-	"github.com/sockstate/sockstate/winsock"
 )
 
 var (
 	stress        = flag.Bool("stress", false, "run the stress tests (10,000 sockets; 1,000,000 messages)")
 	stressSockets = flag.Int("stress.sockets", 10_000, "sockets on one poller in TestStressSockets")
 )
-
-func backends() []poller.Backend {
-	if sockstate.Supported() {
-		return []poller.Backend{poller.AFD, poller.SocketNotifications}
-	}
-	return []poller.Backend{poller.AFD}
-}
 
 func TestEcho(t *testing.T) {
 	for _, b := range backends() {
@@ -90,6 +80,7 @@ func TestStressSockets(t *testing.T) {
 	if n < 1 {
 		t.Fatalf("-stress.sockets %d: need at least one socket", n)
 	}
+	reserveDescriptors(t, n+64) // the sockets, the sender, the poller's own and the test's
 	for _, b := range backends() {
 		t.Run(b.String(), func(t *testing.T) {
 			p, err := poller.New(poller.WithBackend(b))
@@ -97,30 +88,30 @@ func TestStressSockets(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer p.Close()
-			socks := make([]windows.Handle, n)
-			addrs := make([]*windows.SockaddrInet4, n)
+			socks := make([]poller.Socket, 0, n)
+			addrs := make([]netip.AddrPort, n)
 			defer func() {
 				for _, s := range socks {
-					if s != 0 {
-						windows.Closesocket(s)
-					}
+					closeSocket(s)
 				}
 			}()
-			for i := range socks {
-				if socks[i], addrs[i], err = iwinsock.UDP(); err != nil {
+			for i := range n {
+				s, addr, err := udpSocket()
+				if err != nil {
 					t.Fatalf("socket %d: %v", i, err)
 				}
-				if err := p.Add(socks[i], uint64(i), poller.Readable, poller.OneShotLevel); err != nil {
+				socks, addrs[i] = append(socks, s), addr
+				if err := p.Add(s, uint64(i), poller.Readable, poller.OneShotLevel); err != nil {
 					t.Fatalf("Add %d: %v", i, err)
 				}
 			}
-			sender, _, err := iwinsock.UDP()
+			sender, _, err := udpSocket()
 			if err != nil {
 				t.Fatal(err)
 			}
-			defer windows.Closesocket(sender)
+			defer closeSocket(sender)
 			for i := range socks {
-				if err := windows.Sendto(sender, []byte{1}, 0, addrs[i]); err != nil {
+				if err := sendTo(sender, []byte{1}, addrs[i]); err != nil {
 					t.Fatal(err)
 				}
 			}
@@ -150,7 +141,7 @@ func TestStressSockets(t *testing.T) {
 
 // TestResetMidEcho: while 20 clients x 50 messages run, 20 other clients
 // connect, send part of a message (and 10 of them read one echo first) and
-// reset the connection (SO_LINGER 0, closesocket). Every message of the
+// reset the connection (SO_LINGER 0, then close). Every message of the
 // well-behaved clients comes back, and the server's Close reports no error:
 // a reset is the peer's doing, not the server's.
 func TestResetMidEcho(t *testing.T) {
@@ -185,26 +176,19 @@ func TestResetMidEcho(t *testing.T) {
 
 // resetMidway connects to addr, sends 100 bytes (after one echoed message
 // if echoFirst), and resets the connection.
-func resetMidway(addr *windows.SockaddrInet4, echoFirst bool) error {
+func resetMidway(addr netip.AddrPort, echoFirst bool) error {
 	s, err := dial(addr)
 	if err != nil {
 		return err
 	}
 	if echoFirst {
 		msg := []byte("ping")
-		if err := sendAll(s, msg); err != nil {
-			return err
-		}
-		if err := recvFull(s, msg); err != nil {
-			return err
+		if err = sendAll(s, msg); err == nil {
+			err = recvFull(s, msg)
 		}
 	}
-	if _, err := winsock.Send(s, make([]byte, 100), 0); err != nil {
-		return err
+	if err == nil {
+		_, err = send(s, make([]byte, 100))
 	}
-	linger := windows.Linger{Onoff: 1, Linger: 0}
-	if err := windows.SetsockoptLinger(s, windows.SOL_SOCKET, windows.SO_LINGER, &linger); err != nil {
-		return err
-	}
-	return windows.Closesocket(s)
+	return errors.Join(err, resetConn(s))
 }

@@ -1,7 +1,7 @@
 // Copyright 2026 The sockstate Authors. All rights reserved.
 // SPDX-License-Identifier: BSD-3-Clause
 
-//go:build windows
+//go:build linux || windows
 
 package echo
 
@@ -10,22 +10,21 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"net/netip"
 	"os"
 	"os/exec"
 	"strings"
 	"testing"
-
-	"golang.org/x/sys/windows"
 )
 
 // programServer starts the echo server that the program named by the
 // environment variable env runs with args, in a process of its own (see
 // startServer). The benchmark is skipped unless env is set: scripts/test.sh
 // and scripts/bench.sh build the programs and set SOCKSTATE_ECHOSERVER
-// (internal/cmd/echoserver, the poller's server) and SOCKSTATE_CLOOP
-// (testdata/cloop, the C reference loop).
-func programServer(env string, args ...string) func(b *testing.B) (*windows.SockaddrInet4, func()) {
-	return func(b *testing.B) (*windows.SockaddrInet4, func()) {
+// (internal/cmd/echoserver, the poller's server) and SOCKSTATE_CLOOP (the
+// C reference server: testdata/cloop on Windows).
+func programServer(env string, args ...string) func(b *testing.B) (netip.AddrPort, func()) {
+	return func(b *testing.B) (netip.AddrPort, func()) {
 		exe := os.Getenv(env)
 		if exe == "" {
 			b.Skipf("%s is not set: scripts/test.sh and scripts/bench.sh build the program and set it", env)
@@ -41,7 +40,7 @@ func programServer(env string, args ...string) func(b *testing.B) (*windows.Sock
 // address and a function that stops the server and waits for it. The rest
 // of the program's standard output is shown only if it fails; its
 // standard error is this process's.
-func startServer(b *testing.B, exe string, args []string) (*windows.SockaddrInet4, func()) {
+func startServer(b *testing.B, exe string, args []string) (netip.AddrPort, func()) {
 	name := strings.Join(append([]string{exe}, args...), " ")
 	cmd := exec.Command(exe, args...)
 	cmd.Stderr = os.Stderr
@@ -67,12 +66,12 @@ func startServer(b *testing.B, exe string, args []string) (*windows.SockaddrInet
 		err := cmd.Wait()
 		return rest.String(), err
 	}
-	var port int
+	var port uint16
 	if _, err := fmt.Sscanf(first, "port %d", &port); err != nil {
 		more, werr := stop()
 		b.Fatalf("%s: no port line (%v, %v) but %q, then %q; exit: %v", name, readErr, err, first, more, werr)
 	}
-	return &windows.SockaddrInet4{Port: port, Addr: [4]byte{127, 0, 0, 1}}, func() {
+	return netip.AddrPortFrom(netip.AddrFrom4([4]byte{127, 0, 0, 1}), port), func() {
 		if more, err := stop(); err != nil {
 			b.Errorf("%s: %v; after the port line it printed:\n%s", name, err, more)
 		}

@@ -73,7 +73,7 @@ func run(server string, goroutines int, in io.Reader, out io.Writer) error {
 		if err != nil {
 			return err
 		}
-		port, stop = srv.Addr().Port, srv.Close
+		port, stop = int(srv.Addr().Port()), srv.Close
 	}
 	if _, err := fmt.Fprintf(out, "port %d\n", port); err != nil {
 		return errors.Join(err, stop())

@@ -1,20 +1,21 @@
 // Copyright 2026 The sockstate Authors. All rights reserved.
 // SPDX-License-Identifier: BSD-3-Clause
 
+//go:build linux || windows
+
 package echo
 
 import (
 	"bytes"
 	"errors"
 	"fmt"
+	"net/netip"
 	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
 
-	"golang.org/x/sys/windows"
-
-	"github.com/sockstate/sockstate/winsock"
+	"github.com/sockstate/sockstate/poller"
 )
 
 // Load is what Run sends: Clients connections at once, each sending
@@ -56,7 +57,7 @@ func (r Result) Percentile(q float64) time.Duration {
 // Run drives the load against the echo server at addr and checks that every
 // byte of every message came back, in order. It returns the first
 // mismatch or socket error.
-func Run(addr *windows.SockaddrInet4, load Load) (Result, error) {
+func Run(addr netip.AddrPort, load Load) (Result, error) {
 	if load.Clients < 1 || load.Messages < 1 || load.Size < 1 {
 		return Result{}, fmt.Errorf("echo: %d clients, %d messages of %d bytes: each must be at least 1", load.Clients, load.Messages, load.Size)
 	}
@@ -81,13 +82,13 @@ func Run(addr *windows.SockaddrInet4, load Load) (Result, error) {
 	return r, errors.Join(errs...)
 }
 
-func client(addr *windows.SockaddrInet4, id int, load Load) (tally, error) {
+func client(addr netip.AddrPort, id int, load Load) (tally, error) {
 	var c tally
 	s, err := dial(addr)
 	if err != nil {
 		return c, fmt.Errorf("client %d: %w", id, err)
 	}
-	defer windows.Closesocket(s)
+	defer closeSocket(s)
 	c.connected = true
 	msg := make([]byte, load.Size)
 	back := make([]byte, load.Size)
@@ -113,31 +114,38 @@ func client(addr *windows.SockaddrInet4, id int, load Load) (tally, error) {
 			load.Done.Add(1)
 		}
 	}
-	return c, windows.Shutdown(s, windows.SHUT_WR)
+	return c, shutdownWrite(s)
 }
 
-// Hold fills conns with connections to the echo server at addr, each of
-// which has echoed one byte, so that the server holds every one of them
-// registered and idle. The caller closes them, also those made before an
-// error (the rest are 0).
-func Hold(addr *windows.SockaddrInet4, conns []windows.Handle) error {
-	b := []byte{0}
-	for i := range conns {
-		err := holdOne(addr, &conns[i], b, byte(i))
-		if err != nil {
-			return fmt.Errorf("echo: connection %d of %d: %w", i+1, len(conns), err)
+// Hold opens a connection to the echo server at addr in each element of
+// conns, and echoes one byte on each, so that the server holds every one
+// of them registered and idle. The caller gives the slice, so that Hold
+// allocates nothing a connection. release closes the connections that Hold
+// opened, after an error too; call it once.
+func Hold(addr netip.AddrPort, conns []poller.Socket) (release func(), err error) {
+	opened := 0
+	release = func() {
+		for _, c := range conns[:opened] {
+			closeSocket(c)
 		}
 	}
-	return nil
+	b := []byte{0}
+	for i := range conns {
+		c, err := dial(addr)
+		if err != nil {
+			return release, fmt.Errorf("echo: connection %d of %d: %w", i+1, len(conns), err)
+		}
+		conns[i] = c
+		opened++
+		if err := echoByte(c, b, byte(i)); err != nil {
+			return release, fmt.Errorf("echo: connection %d of %d: %w", i+1, len(conns), err)
+		}
+	}
+	return release, nil
 }
 
-// holdOne dials addr into *s and echoes the byte v through b.
-func holdOne(addr *windows.SockaddrInet4, s *windows.Handle, b []byte, v byte) error {
-	c, err := dial(addr)
-	if err != nil {
-		return err
-	}
-	*s = c
+// echoByte sends the byte v on c through b and reads it back.
+func echoByte(c poller.Socket, b []byte, v byte) error {
 	b[0] = v
 	if err := sendAll(c, b); err != nil {
 		return err
@@ -151,26 +159,10 @@ func holdOne(addr *windows.SockaddrInet4, s *windows.Handle, b []byte, v byte) e
 	return nil
 }
 
-// dial opens a TCP socket connected to addr. Several goroutines may dial
-// one addr at once: each connects with a copy of it, as golang.org/x/sys
-// writes the encoded address into the Sockaddr it is given.
-func dial(addr *windows.SockaddrInet4) (windows.Handle, error) {
-	s, err := winsock.Socket(windows.AF_INET, windows.SOCK_STREAM, windows.IPPROTO_TCP)
-	if err != nil {
-		return windows.InvalidHandle, err
-	}
-	to := *addr
-	if err := windows.Connect(s, &to); err != nil {
-		windows.Closesocket(s)
-		return windows.InvalidHandle, err
-	}
-	return s, nil
-}
-
 // recvFull fills b from the blocking socket s.
-func recvFull(s windows.Handle, b []byte) error {
+func recvFull(s poller.Socket, b []byte) error {
 	for len(b) > 0 {
-		n, err := winsock.Recv(s, b, 0)
+		n, err := recv(s, b)
 		if err != nil {
 			return fmt.Errorf("recv: %w", err)
 		}

@@ -1,35 +1,32 @@
 // Copyright 2026 The sockstate Authors. All rights reserved.
 // SPDX-License-Identifier: BSD-3-Clause
 
-// Package echo is an example: a TCP echo server on the poller, and the
-// load that cmd/echodemo and the benchmarks drive it with: clients that
-// each send messages one at a time and check that every byte comes back.
-// It is example code, read it and copy from it; it is not part of the
-// module's API and may change in any version.
+//go:build linux || windows
+
 package echo
 
 import (
 	"errors"
 	"fmt"
+	"net/netip"
 	"sync"
 	"time"
 
-	"golang.org/x/sys/windows"
-
 	"github.com/sockstate/sockstate/poller"
-	"github.com/sockstate/sockstate/winsock"
 )
 
-// listenerKey is the listener's key; connections' keys are their sockets.
-const listenerKey = 0
+// listenerKey is the listener's key; connections' keys are their sockets,
+// and no socket has this value (a descriptor is at most MaxInt32, and it is
+// INVALID_SOCKET on Windows).
+const listenerKey = ^uint64(0)
 
 // Server echoes every connection accepted on its listener, with several
 // goroutines waiting on one poller and one-shot registrations: each
 // readiness goes to one goroutine, which reads, writes back, and re-arms.
 type Server struct {
 	p        *poller.Poller
-	listener windows.Handle
-	addr     *windows.SockaddrInet4
+	listener poller.Socket
+	addr     netip.AddrPort
 	workers  sync.WaitGroup
 
 	mu  sync.Mutex
@@ -37,8 +34,8 @@ type Server struct {
 }
 
 // Listen starts an echo server on 127.0.0.1 with the given poller backend
-// and number of goroutines. How many Ps (GOMAXPROCS) to give them the
-// poller's package documentation weighs.
+// (poller.Auto: the best this system has) and number of goroutines
+// waiting on the poller.
 func Listen(backend poller.Backend, goroutines int) (*Server, error) {
 	if goroutines < 1 {
 		return nil, fmt.Errorf("echo: %d goroutines", goroutines)
@@ -53,12 +50,9 @@ func Listen(backend poller.Backend, goroutines int) (*Server, error) {
 		return nil, err
 	}
 	s := &Server{p: p, listener: l, addr: addr}
-	if err := winsock.SetNonblock(l, true); err != nil {
-		s.shut()
-		return nil, err
-	}
 	if err := p.Add(l, listenerKey, poller.Readable, poller.OneShotLevel); err != nil {
-		s.shut()
+		p.Close()
+		closeSocket(l)
 		return nil, err
 	}
 	for range goroutines {
@@ -67,30 +61,8 @@ func Listen(backend poller.Backend, goroutines int) (*Server, error) {
 	return s, nil
 }
 
-// listenLoopback opens a TCP socket listening on 127.0.0.1, at a port the
-// OS picks, and returns it with that address.
-func listenLoopback() (windows.Handle, *windows.SockaddrInet4, error) {
-	l, err := winsock.Socket(windows.AF_INET, windows.SOCK_STREAM, windows.IPPROTO_TCP)
-	if err != nil {
-		return windows.InvalidHandle, nil, err
-	}
-	err = windows.Bind(l, &windows.SockaddrInet4{Addr: [4]byte{127, 0, 0, 1}})
-	if err == nil {
-		err = windows.Listen(l, windows.SOMAXCONN)
-	}
-	var sa windows.Sockaddr
-	if err == nil {
-		sa, err = windows.Getsockname(l)
-	}
-	if err != nil {
-		windows.Closesocket(l)
-		return windows.InvalidHandle, nil, err
-	}
-	return l, sa.(*windows.SockaddrInet4), nil
-}
-
 // Addr is the server's address.
-func (s *Server) Addr() *windows.SockaddrInet4 { return s.addr }
+func (s *Server) Addr() netip.AddrPort { return s.addr }
 
 // Backend is the poller's backend.
 func (s *Server) Backend() poller.Backend { return s.p.Backend() }
@@ -99,15 +71,10 @@ func (s *Server) Backend() poller.Backend { return s.p.Backend() }
 func (s *Server) Close() error {
 	s.p.Close()
 	s.workers.Wait()
-	windows.Closesocket(s.listener)
+	closeSocket(s.listener)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.err
-}
-
-func (s *Server) shut() {
-	s.p.Close()
-	windows.Closesocket(s.listener)
 }
 
 func (s *Server) fail(err error) {
@@ -132,7 +99,7 @@ func (s *Server) work() {
 				s.accept()
 				continue
 			}
-			s.serve(windows.Handle(e.Key), buf)
+			s.serve(poller.Socket(e.Key), buf)
 		}
 	}
 }
@@ -140,13 +107,11 @@ func (s *Server) work() {
 // accept takes every waiting connection, then re-arms the listener.
 func (s *Server) accept() {
 	for {
-		// Without the peer's address, which the server does not use:
-		// Accept would allocate it, a garbage object a connection.
-		c, err := winsock.AcceptNoAddr(s.listener)
-		if errors.Is(err, windows.WSAEWOULDBLOCK) {
+		c, err := acceptConn(s.listener)
+		if wouldBlock(err) {
 			break
 		}
-		if reset(err) {
+		if peerGone(err) {
 			// A client that reset its connection before it was taken.
 			// Take the next.
 			continue
@@ -155,14 +120,9 @@ func (s *Server) accept() {
 			s.fail(fmt.Errorf("accept: %w", err))
 			break
 		}
-		if err := winsock.SetNonblock(c, true); err != nil {
-			s.fail(err)
-			windows.Closesocket(c)
-			continue
-		}
 		if err := s.p.Add(c, uint64(c), poller.Readable|poller.HangUp, poller.OneShotLevel); err != nil {
 			s.fail(err)
-			windows.Closesocket(c)
+			closeSocket(c)
 		}
 	}
 	if err := s.p.Modify(s.listener, listenerKey, poller.Readable, poller.OneShotLevel); err != nil && !errors.Is(err, poller.ErrClosed) {
@@ -172,19 +132,19 @@ func (s *Server) accept() {
 
 // serve reads what connection c has, echoes it, and re-arms c; at the end
 // of its stream, or when the peer resets it, it deletes and closes c.
-func (s *Server) serve(c windows.Handle, buf []byte) {
-	n, err := winsock.Recv(c, buf, 0)
+func (s *Server) serve(c poller.Socket, buf []byte) {
+	n, err := recv(c, buf)
 	switch {
-	case errors.Is(err, windows.WSAEWOULDBLOCK):
+	case wouldBlock(err):
 	case err != nil || n == 0:
-		if err != nil && !reset(err) {
+		if err != nil && !peerGone(err) {
 			s.fail(fmt.Errorf("recv: %w", err))
 		}
 		s.drop(c)
 		return
 	default:
 		if err := sendAll(c, buf[:n]); err != nil {
-			if !reset(err) {
+			if !peerGone(err) {
 				s.fail(err)
 			}
 			s.drop(c)
@@ -196,27 +156,22 @@ func (s *Server) serve(c windows.Handle, buf []byte) {
 	}
 }
 
-// drop deletes connection c from the poller and closes it.
-func (s *Server) drop(c windows.Handle) {
+// drop deletes connection c from the poller and closes it: Delete first,
+// as the poller asks.
+func (s *Server) drop(c poller.Socket) {
 	s.p.Delete(c)
-	windows.Closesocket(c)
-}
-
-// reset reports whether err says that the peer reset or aborted the
-// connection: the peer's doing, not a fault of the server.
-func reset(err error) bool {
-	return errors.Is(err, windows.WSAECONNRESET) || errors.Is(err, windows.WSAECONNABORTED)
+	closeSocket(c)
 }
 
 // sendAll writes all of b to the non-blocking socket c. The clients send
 // one message at a time and read its echo first, so the socket's buffer
 // has room; a full buffer is waited out briefly all the same (the clock
 // is read only then: not once a message).
-func sendAll(c windows.Handle, b []byte) error {
+func sendAll(c poller.Socket, b []byte) error {
 	var deadline time.Time // from the first full buffer
 	for len(b) > 0 {
-		n, err := winsock.Send(c, b, 0)
-		if errors.Is(err, windows.WSAEWOULDBLOCK) {
+		n, err := send(c, b)
+		if wouldBlock(err) {
 			if deadline.IsZero() {
 				deadline = time.Now().Add(10 * time.Second)
 			} else if time.Now().After(deadline) {

@@ -1,23 +1,22 @@
 // Copyright 2026 The sockstate Authors. All rights reserved.
 // SPDX-License-Identifier: BSD-3-Clause
 
+//go:build linux || windows
+
 package echo
 
 import (
 	"encoding/binary"
 	"fmt"
+	"net/netip"
 	"sync"
-
-	"golang.org/x/sys/windows"
-
-	"github.com/sockstate/sockstate/winsock"
 )
 
 // Stream sends, on each of clients connections at once, messages numbered
 // messages of 16 bytes without waiting for their echoes, reads the echoes
 // on another goroutine, and checks that each comes back once, in order. It
 // returns how many messages came back.
-func Stream(addr *windows.SockaddrInet4, clients, messages int) (int64, error) {
+func Stream(addr netip.AddrPort, clients, messages int) (int64, error) {
 	var total int64
 	var mu sync.Mutex
 	var firstErr error
@@ -45,12 +44,12 @@ func encode(b []byte, id, seq uint32) {
 	binary.LittleEndian.PutUint64(b[8:], uint64(id)<<32^uint64(seq)*0x9E3779B97F4A7C15)
 }
 
-func streamClient(addr *windows.SockaddrInet4, id uint32, messages int) (int64, error) {
+func streamClient(addr netip.AddrPort, id uint32, messages int) (int64, error) {
 	s, err := dial(addr)
 	if err != nil {
 		return 0, fmt.Errorf("client %d: %w", id, err)
 	}
-	defer windows.Closesocket(s)
+	defer closeSocket(s)
 	sendErr := make(chan error, 1)
 	go func() {
 		batch := make([]byte, 0, 1024*streamMsg)
@@ -65,7 +64,7 @@ func streamClient(addr *windows.SockaddrInet4, id uint32, messages int) (int64, 
 				return
 			}
 		}
-		sendErr <- windows.Shutdown(s, windows.SHUT_WR)
+		sendErr <- shutdownWrite(s)
 	}()
 
 	buf := make([]byte, 64<<10)
@@ -73,7 +72,7 @@ func streamClient(addr *windows.SockaddrInet4, id uint32, messages int) (int64, 
 	var got int64
 	var partial []byte
 	for got < int64(messages) {
-		n, err := winsock.Recv(s, buf, 0)
+		n, err := recv(s, buf)
 		if err != nil {
 			return got, fmt.Errorf("client %d: recv: %w", id, err)
 		}
