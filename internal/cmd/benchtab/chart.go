@@ -31,8 +31,9 @@ var chartPanels = [][2]string{
 // chartPanels, in which each workload (its connections) is a group of
 // bars, a bar a server, at its median with a line from its min to its
 // max, the median written above it. caption, under the panels, names the
-// run (its command).
-func chart(w io.Writer, run connsRun, servers []server, caption string) error {
+// run (its command); the title says whether the servers ran natively or
+// under Wine.
+func chart(w io.Writer, run connsRun, servers []server, caption string, native bool) error {
 	wls := run.workloads()
 	width := 2*(marginL+panelW) + gap + marginR
 	height := top + panelH + bottom
@@ -40,7 +41,11 @@ func chart(w io.Writer, run connsRun, servers []server, caption string) error {
 	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" viewBox="0 0 %d %d" font-family="sans-serif" font-size="12">`+"\n",
 		width, height, width, height)
 	fmt.Fprintf(&b, `<rect width="%d" height="%d" fill="white"/>`+"\n", width, height)
-	fmt.Fprintf(&b, `<text x="%d" y="22" text-anchor="middle" font-size="16">Echo servers under Wine by connections: the poller, C and Go's net</text>`+"\n", width/2)
+	where := "under Wine"
+	if native {
+		where = "natively on Linux"
+	}
+	fmt.Fprintf(&b, `<text x="%d" y="22" text-anchor="middle" font-size="16">Echo servers %s by connections: the poller, C and Go's net</text>`+"\n", width/2, where)
 	for i, s := range servers { // the legend
 		x := width/2 - 60*len(servers) + 120*i
 		fmt.Fprintf(&b, `<rect x="%d" y="36" width="12" height="12" fill="%s"/><text x="%d" y="46">%s</text>`+"\n",

@@ -106,3 +106,26 @@ func TestAxis(t *testing.T) {
 		}
 	}
 }
+
+// TestChartNative draws a native run: its title says so, and its bars
+// are the native C server's.
+func TestChartNative(t *testing.T) {
+	f, err := os.CreateTemp("", "conns-native-*.svg")
+	if err != nil {
+		t.Fatal(err)
+	}
+	svg := f.Name()
+	f.Close()
+	t.Cleanup(func() { os.Remove(svg) })
+	if err := run([]string{"conns", "-native", "-svg", svg, "testdata/conns-native.txt"}, nil, io.Discard); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(svg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := string(b)
+	if !strings.Contains(s, "natively on Linux") || strings.Contains(s, "under Wine") || !strings.Contains(s, "C (cepoll), 1,000 connections") {
+		t.Errorf("a native run's chart:\n%s", s)
+	}
+}

@@ -86,15 +86,19 @@ var connsRows = [][2]string{
 	{"mem-B/conn", "memory a connection, B"},
 	{"server-us/msg", "server CPU a message, µs"},
 	{"wineserver-us/msg", "wineserver CPU a message, µs"},
+	{"load-cpu", "connload's CPU use, share of a CPU"},
 }
 
-// connsRatios are the rows of the tables against the reference server:
-// the title, the key, and whether the reference's value is the numerator
-// (a time: the row is a speed).
-var connsRatios = []struct {
-	title, key string
-	inverse    bool
-}{
+// connsRatio is a row of the tables against the reference server: its
+// title (REF the reference), connload's key, and whether the reference's
+// value is the numerator (a time: the row is a speed).
+type connsRatio struct {
+	titled, key string
+	inverse     bool
+}
+
+// connsRatios are the rows of the tables against the reference server.
+var connsRatios = []connsRatio{
 	{"messages/s, this / REF", "msgs/s", false},
 	{"set-up speed, time of REF / time of this", "setup-s", true},
 	{"server CPU a message, this / REF", "server-us/msg", false},
@@ -102,15 +106,37 @@ var connsRatios = []struct {
 	{"memory a connection, this / REF", "mem-B/conn", false},
 }
 
+// ratioRow returns the row of connsRatios for key.
+func ratioRow(key string) connsRatio {
+	i := slices.IndexFunc(connsRatios, func(r connsRatio) bool { return r.key == key })
+	return connsRatios[i]
+}
+
+// title is the row's title against ref.
+func (r connsRatio) title(ref server) string { return strings.ReplaceAll(r.titled, "REF", ref.title) }
+
+// of returns the ratios of server s's figures to ref's, a round at a time.
+func (r connsRatio) of(f *figures, s, ref server) []float64 {
+	a, b := f.get(s.name, r.key), f.get(ref.name, r.key)
+	if r.inverse {
+		a, b = b, a
+	}
+	return ratios(a, b)
+}
+
 // connsTables writes, for each workload, a table of each server's
 // figures, median (min–max) over the rounds, then one of their ratios to
 // server ref's, a round at a time (whose servers ran one after another):
-// the median (min–max) of the rounds' ratios.
-func connsTables(w io.Writer, run connsRun, servers []server, ref server) {
+// the median (min–max) of the rounds' ratios, then, for a native run, the
+// goals (goalsTable). A row that no server has a figure for is left out.
+func connsTables(w io.Writer, run connsRun, servers []server, ref server, native bool) {
 	for _, wl := range run.workloads() {
 		f := run[wl]
 		header(w, wl.String(), servers)
 		for _, row := range connsRows {
+			if !slices.ContainsFunc(servers, func(s server) bool { return len(f.get(s.name, row[0])) > 0 }) {
+				continue
+			}
 			fmt.Fprintf(w, "| %s |", row[1])
 			for _, s := range servers {
 				fmt.Fprintf(w, " %s |", summarize(values(f.get(s.name, row[0]))))
@@ -124,22 +150,27 @@ func connsTables(w io.Writer, run connsRun, servers []server, ref server) {
 				others = append(others, s)
 			}
 		}
-		if f.v[ref.name] == nil || len(others) == 0 {
-			continue
-		}
-		header(w, wl.String()+": against "+ref.title, others)
-		for _, row := range connsRatios {
-			fmt.Fprintf(w, "| %s |", strings.ReplaceAll(row.title, "REF", ref.title))
-			for _, s := range others {
-				a, b := f.get(s.name, row.key), f.get(ref.name, row.key)
-				if row.inverse {
-					a, b = b, a
+		if f.v[ref.name] != nil && len(others) > 0 {
+			header(w, wl.String()+": against "+ref.title, others)
+			for _, row := range connsRatios {
+				rs := make([]spread, len(others))
+				for i, s := range others {
+					rs[i] = summarize(row.of(f, s, ref))
 				}
-				fmt.Fprintf(w, " %s |", summarize(ratios(a, b)).ratioString(f.rounds))
+				if !slices.ContainsFunc(rs, func(r spread) bool { return r.n > 0 }) {
+					continue
+				}
+				fmt.Fprintf(w, "| %s |", row.title(ref))
+				for _, r := range rs {
+					fmt.Fprintf(w, " %s |", r.ratioString(f.rounds))
+				}
+				fmt.Fprintln(w)
 			}
 			fmt.Fprintln(w)
 		}
-		fmt.Fprintln(w)
+		if native {
+			goalsTable(w, wl, f, servers)
+		}
 	}
 }
 

@@ -92,11 +92,19 @@ func gcTables(w io.Writer, f *figures) {
 		fmt.Fprintf(w, "| %s | Go | C | Go/C |\n| --- | --- | --- | --- |\n", t.title)
 		for _, m := range ms {
 			g, c := f.get("go", m), f.get("c", m)
-			fmt.Fprintf(w, "| %s | %s | %s | %s |\n", gcRowTitle(m), summarize(values(g)), summarize(values(c)),
-				summarize(ratios(g, c)).ratioString(f.rounds))
+			fmt.Fprintf(w, "| %s |", gcRowTitle(m))
+			pairCells(w, g, c, f.rounds)
+			fmt.Fprintln(w)
 		}
 		fmt.Fprintln(w)
 	}
+}
+
+// pairCells writes the cells of a row that compares series a with series
+// b: the median (min–max) of each and the median (min–max) of the rounds'
+// a/b ratios.
+func pairCells(w io.Writer, a, b map[int]float64, rounds int) {
+	fmt.Fprintf(w, " %s | %s | %s |", summarize(values(a)), summarize(values(b)), summarize(ratios(a, b)).ratioString(rounds))
 }
 
 // gcRowTitle names a metric's row.

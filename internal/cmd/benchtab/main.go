@@ -5,17 +5,26 @@
 // runs from the records its rounds wrote: medians with their min and max
 // over the rounds, and ratios taken a round at a time.
 //
-//	benchtab gc [FILE]                     Go against C: Wait, echo, memory
-//	benchtab conns [-svg OUT] [-caption TEXT] [FILE]
+//	benchtab gc [FILE]                     Go against C under Wine: Wait, echo, memory
+//	benchtab wait [FILE]                   the poller's Wait against raw epoll (native)
+//	benchtab conns [-native] [-svg OUT] [-caption TEXT] [FILE]
 //	                                       echo servers at many connections
 //
 // It reads FILE, or its standard input, and writes Markdown tables to its
 // standard output. The records of gc are lines "ROUND SIDE METRIC VALUE"
-// (see readGC); those of conns, "ROUND SERVER CONNS ACTIVE KEY=VALUE...",
-// the pairs those of internal/cmd/connload's line. conns's servers are
-// poller, c and net, in that order in the tables, and each is compared
-// with c; with -svg it also draws the throughput and the memory a
-// connection of each server and workload into OUT, an SVG file, with
+// (see readGC); those of wait, "ROUND BENCHMARK-LINE", a line of go test
+// -bench's output after its round (see readWait); those of conns, "ROUND
+// SERVER CONNS ACTIVE KEY=VALUE...", the pairs those of
+// internal/cmd/connload's line. conns's servers are poller, c (cloop,
+// under Wine), cepoll (natively) and net, in that order in the tables,
+// and each is compared with the C server of the run, c or cepoll; a row
+// that no server has a figure for (the wineserver's, natively) is left
+// out. -native says that the servers ran natively on Linux, not under
+// Wine. wait's tables, and with -native conns's, end with the goals of
+// issue 39 (for native figures) that the run's servers have figures for,
+// met or missed by the median of the rounds' ratios. With -svg, conns
+// also draws the throughput and the memory a connection of each server
+// and workload into OUT, an SVG file, titled as native or Wine's, with
 // TEXT under them (the command that made the run). A bad record exits
 // with status 1 and names its line; bad arguments with status 2.
 package main
@@ -37,6 +46,7 @@ type server struct{ name, title, color string }
 var servers = []server{
 	{"poller", "poller", "#3366cc"},
 	{"c", "C (cloop)", "#ee8800"},
+	{"cepoll", "C (cepoll)", "#ee8800"},
 	{"net", "Go net", "#339933"},
 }
 
@@ -55,17 +65,18 @@ func main() {
 type usageError struct{ error }
 
 func run(args []string, stdin io.Reader, stdout io.Writer) error {
-	if len(args) == 0 || (args[0] != "gc" && args[0] != "conns") {
-		return usageError{errors.New("usage: benchtab gc [FILE] | benchtab conns [-svg OUT] [-caption TEXT] [FILE]")}
+	if len(args) == 0 || (args[0] != "gc" && args[0] != "wait" && args[0] != "conns") {
+		return usageError{errors.New("usage: benchtab gc [FILE] | benchtab wait [FILE] | benchtab conns [-native] [-svg OUT] [-caption TEXT] [FILE]")}
 	}
 	fs := flag.NewFlagSet("benchtab "+args[0], flag.ContinueOnError)
 	svg := fs.String("svg", "", "conns: draw the chart into this SVG file")
 	caption := fs.String("caption", "", "conns: the text under the chart (the run's command)")
+	native := fs.Bool("native", false, "conns: the servers ran natively on Linux, not under Wine (the goals, the chart's title)")
 	if err := fs.Parse(args[1:]); err != nil {
 		return usageError{err}
 	}
-	if args[0] == "gc" && (*svg != "" || *caption != "") {
-		return usageError{errors.New("gc: no -svg, no -caption")}
+	if args[0] != "conns" && (*svg != "" || *caption != "" || *native) {
+		return usageError{fmt.Errorf("%s: no -svg, no -caption, no -native", args[0])}
 	}
 	in := stdin
 	switch fs.NArg() {
@@ -80,12 +91,20 @@ func run(args []string, stdin io.Reader, stdout io.Writer) error {
 	default:
 		return usageError{fmt.Errorf("one file at most, not %q", fs.Args())}
 	}
-	if args[0] == "gc" {
+	switch args[0] {
+	case "gc":
 		f, err := readGC(in)
 		if err != nil {
 			return err
 		}
 		gcTables(stdout, f)
+		return nil
+	case "wait":
+		w, err := readWait(in)
+		if err != nil {
+			return err
+		}
+		waitTables(stdout, w)
 		return nil
 	}
 	c, err := readConns(in)
@@ -96,7 +115,11 @@ func run(args []string, stdin io.Reader, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	connsTables(stdout, c, present, servers[1])
+	ref, err := reference(present)
+	if err != nil {
+		return err
+	}
+	connsTables(stdout, c, present, ref, *native)
 	if *svg == "" {
 		return nil
 	}
@@ -104,7 +127,24 @@ func run(args []string, stdin io.Reader, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	return errors.Join(chart(out, c, present, *caption), out.Close())
+	return errors.Join(chart(out, c, present, *caption, *native), out.Close())
+}
+
+// reference returns the C server among servers, which the others are
+// compared with: c or cepoll, not both (a run is under Wine or native);
+// none is the zero server.
+func reference(servers []server) (server, error) {
+	var ref server
+	for _, s := range servers {
+		if s.name != "c" && s.name != "cepoll" {
+			continue
+		}
+		if ref.name != "" {
+			return server{}, fmt.Errorf("servers %s and %s: one C server a run", ref.name, s.name)
+		}
+		ref = s
+	}
+	return ref, nil
 }
 
 // serversOf returns the known servers that the run has, in their order;
@@ -115,7 +155,7 @@ func serversOf(c connsRun) ([]server, error) {
 		for name := range f.v {
 			i := slices.IndexFunc(servers, func(s server) bool { return s.name == name })
 			if i < 0 {
-				return nil, fmt.Errorf("server %q: poller, c or net", name)
+				return nil, fmt.Errorf("server %q: poller, c, cepoll or net", name)
 			}
 			if !slices.Contains(present, servers[i]) {
 				present = append(present, servers[i])

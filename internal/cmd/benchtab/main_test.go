@@ -15,16 +15,24 @@ import (
 
 var update = flag.Bool("update", false, "rewrite the golden files of testdata")
 
-// TestGolden runs both modes on the records of testdata and compares the
-// tables with the golden files there (-update rewrites them).
+// TestGolden runs each mode on records of testdata and compares the
+// tables with the golden files there (-update rewrites them): gc and
+// conns from Wine runs, wait and conns -native from native ones (no
+// wineserver, cepoll the C server, the goals).
 func TestGolden(t *testing.T) {
-	for _, mode := range []string{"gc", "conns"} {
-		t.Run(mode, func(t *testing.T) {
+	for _, tc := range []struct{ name, mode, flag string }{
+		{"gc", "gc", ""}, {"conns", "conns", ""}, {"wait", "wait", ""}, {"conns-native", "conns", "-native"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			args := []string{tc.mode, filepath.Join("testdata", tc.name+".txt")}
+			if tc.flag != "" {
+				args = []string{tc.mode, tc.flag, args[1]}
+			}
 			var out strings.Builder
-			if err := run([]string{mode, filepath.Join("testdata", mode+".txt")}, nil, &out); err != nil {
+			if err := run(args, nil, &out); err != nil {
 				t.Fatal(err)
 			}
-			golden := filepath.Join("testdata", mode+".md")
+			golden := filepath.Join("testdata", tc.name+".md")
 			if *update {
 				if err := os.WriteFile(golden, []byte(out.String()), 0o644); err != nil {
 					t.Fatal(err)
@@ -35,7 +43,7 @@ func TestGolden(t *testing.T) {
 				t.Fatal(err)
 			}
 			if out.String() != string(want) {
-				t.Errorf("benchtab %s wrote:\n%s\nwant (%s):\n%s", mode, out.String(), golden, want)
+				t.Errorf("benchtab %q wrote:\n%s\nwant (%s):\n%s", args, out.String(), golden, want)
 			}
 		})
 	}
@@ -44,6 +52,7 @@ func TestGolden(t *testing.T) {
 func TestArgs(t *testing.T) {
 	for _, args := range [][]string{
 		nil, {"stats"}, {"gc", "-svg", "x.svg"}, {"conns", "a", "b"}, {"conns", "-nope"},
+		{"wait", "-native"}, {"gc", "-caption", "x"},
 	} {
 		err := run(args, strings.NewReader(""), &strings.Builder{})
 		var u usageError
@@ -83,6 +92,14 @@ func TestBadRecords(t *testing.T) {
 		{"conns", "1 poller 1000 10 msgs/s", "not KEY=VALUE"},
 		{"conns", "1 poller 1000 10 msgs/s=Inf", "msgs/s"},
 		{"conns", "1 epoll 1000 10 msgs/s=5", `server "epoll"`},
+		{"conns", "1 c 1000 10 msgs/s=5\n1 cepoll 1000 10 msgs/s=5", "one C server a run"},
+		{"wait", "1 BenchmarkWaitEpoll/ready/poller 10 5", "4 fields"},
+		{"wait", "x BenchmarkWaitEpoll/ready/poller 10 5 ns/op", `round "x"`},
+		{"wait", "1 BenchmarkWaitEpoll/ready/go 10 5 ns/op", "not BenchmarkX/CASE/poller"},
+		{"wait", "1 BenchmarkWaitEpoll/poller 10 5 ns/op", "not BenchmarkX/CASE/poller"},
+		{"wait", "1 BenchmarkWaitEpoll/ready/raw-2 10 5 B/op", `unit "B/op"`},
+		{"wait", "1 BenchmarkWaitEpoll/ready/raw-2 0 5 ns/op", `iterations "0"`},
+		{"wait", "1 BenchmarkWaitEpoll/ready/raw-2 10 NaN ns/op", `value "NaN"`},
 	} {
 		err := run([]string{tc.mode}, strings.NewReader(tc.in), &strings.Builder{})
 		if err == nil || !strings.Contains(err.Error(), tc.want) {

@@ -44,15 +44,21 @@ func (s spread) String() string {
 	return fmt.Sprintf("%s (%s–%s)", num(s.median), num(s.min), num(s.max))
 }
 
-// ratioString is the spread of ratios, at two decimals: "median
-// (min–max)", and the rounds they are if fewer than all.
+// ratioString is the spread of ratios, at two decimals (three
+// significant digits if the median is below 0.1, where two decimals
+// would say little: 1/30 is 0.03): "median (min–max)", and the rounds
+// they are if fewer than all.
 func (s spread) ratioString(rounds int) string {
 	if s.n == 0 {
 		return "-"
 	}
-	out := fmt.Sprintf("%.2f", s.median)
+	f := func(x float64) string { return strconv.FormatFloat(x, 'f', 2, 64) }
+	if math.Abs(s.median) < 0.1 && s.median != 0 {
+		f = func(x float64) string { return strconv.FormatFloat(x, 'g', 3, 64) }
+	}
+	out := f(s.median)
 	if s.n > 1 {
-		out += fmt.Sprintf(" (%.2f–%.2f)", s.min, s.max)
+		out += fmt.Sprintf(" (%s–%s)", f(s.min), f(s.max))
 	}
 	if s.n < rounds {
 		out += fmt.Sprintf(", %d of %d rounds", s.n, rounds)
