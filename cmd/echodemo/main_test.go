@@ -1,7 +1,7 @@
 // Copyright 2026 The sockstate Authors. All rights reserved.
 // SPDX-License-Identifier: BSD-3-Clause
 
-//go:build windows
+//go:build linux || windows
 
 package main
 
@@ -9,20 +9,18 @@ import (
 	"errors"
 	"testing"
 
-	"github.com/sockstate/sockstate"
 	"github.com/sockstate/sockstate/examples/echo"
 	"github.com/sockstate/sockstate/poller"
 )
 
 // TestCheck: flags out of their documented ranges are refused, and the
-// limits themselves are accepted (3,000 clients, or 10,000 outside Wine;
-// 1,000,000 messages; 10,000,000 messages in all; idle connections as
-// many as clients).
+// limits themselves are accepted (10,000 clients, or what this system
+// runs: 3,000 under Wine, half of RLIMIT_NOFILE on Linux; 1,000,000
+// messages; 10,000,000 messages in all; idle connections as many as
+// clients).
 func TestCheck(t *testing.T) {
-	most := maxClients
-	if underWine() {
-		most = maxWineClients
-	}
+	most, why := connLimit()
+	t.Logf("at most %d connections here (%s)", most, why)
 	type flags struct {
 		clients, messages, size, goroutines, idle int
 		backend                                   string
@@ -41,6 +39,7 @@ func TestCheck(t *testing.T) {
 		{1, 1, 64, 1, maxClients + 1, "auto"},
 		{1, 1, 64, 1, most + 1, "auto"},
 		{1, 1, 64, 1, 0, "iocp"},
+		{1, 1, 64, 1, 0, "Epoll "},
 	} {
 		if _, err := check(f.clients, f.messages, f.size, f.goroutines, f.idle, f.backend); err == nil {
 			t.Errorf("%+v accepted", f)
@@ -51,7 +50,8 @@ func TestCheck(t *testing.T) {
 	for _, f := range []flags{
 		{most, 1, 64, 1, most, "afd"},
 		{1, maxMessages, 65536, 256, 0, "SocketNotifications"},
-		{10, maxTotal / 10, 1, 1, 1000, "auto"},
+		{10, maxTotal / 10, 1, 1, min(1000, most), "auto"},
+		{1, 1, 1, 1, 0, "epoll"},
 	} {
 		if _, err := check(f.clients, f.messages, f.size, f.goroutines, f.idle, f.backend); err != nil {
 			t.Errorf("%+v refused: %v", f, err)
@@ -59,18 +59,21 @@ func TestCheck(t *testing.T) {
 	}
 }
 
-// TestMissingBackend: where ProcessSocketNotifications is missing, a run
-// on it fails with an error that exits 3; any other error exits 1.
+// TestMissingBackend: a run on a backend this system lacks fails with an
+// error that exits 3; any other error exits 1.
 func TestMissingBackend(t *testing.T) {
 	if exitCode(errors.New("echo: the echo differs")) != 1 {
 		t.Error("another error does not exit 1")
 	}
-	if sockstate.Supported() {
+	missing := missingBackends()
+	if len(missing) == 0 {
 		t.Skip("ProcessSocketNotifications is here: no missing backend to try")
 	}
-	err := run(poller.SocketNotifications, 1, 0, echo.Load{Clients: 1, Messages: 1, Size: 1})
-	if code := exitCode(err); code != 3 {
-		t.Errorf("run on the missing backend: %v, exit code %d, want 3", err, code)
+	for _, b := range missing {
+		err := run(b, 1, 0, echo.Load{Clients: 1, Messages: 1, Size: 1})
+		if code := exitCode(err); code != 3 {
+			t.Errorf("run on the missing backend %v: %v, exit code %d, want 3", b, err, code)
+		}
 	}
 }
 

@@ -1,11 +1,15 @@
 // Copyright 2026 The sockstate Authors. All rights reserved.
 // SPDX-License-Identifier: BSD-3-Clause
 
+//go:build linux || windows
+
 // Command echodemo runs the echo server of this module's poller over
-// loopback: one poller, goroutines waiting on it (one less than GOMAXPROCS,
-// at least one), one-shot registrations, many clients each sending
-// messages and checking that every byte comes back. It prints the
-// backend, the connections and messages, the throughput and the latency
+// loopback, on Linux (epoll) and on Windows (ProcessSocketNotifications
+// where this Windows has it, else AFD): one poller, goroutines waiting on
+// it (one less than GOMAXPROCS, at least one, leaving a P to the clients
+// in this process), one-shot registrations, many clients each sending
+// messages and checking that every byte comes back. It prints the backend,
+// the connections and messages, the throughput and the latency
 // percentiles, with a progress line every second on long runs, and at the
 // end the server's memory per idle connection: -idle connections (1,000
 // unless told) each echo a byte and stay open while the Go heap is read.
@@ -16,47 +20,48 @@
 //
 //	0  every byte of every message came back
 //	1  a byte did not come back, or a socket failed during the run
-//	2  bad flags (out of range, or more clients than Wine can run)
-//	3  the backend asked for is missing on this Windows (-backend SocketNotifications
-//	   before Windows 10 build 20348, and under Wine)
+//	2  bad flags (out of range, or more clients than this system can run)
+//	3  the backend asked for is missing on this system: AFD and
+//	   SocketNotifications on Linux; SocketNotifications before Windows 10
+//	   build 20348, and under Wine
 //
 // Limits: -messages at most 1,000,000 and -clients x -messages at most
-// 10,000,000 (the demo keeps each message's latency, 8 bytes each). Each
-// client is a goroutine in a blocking recv, which holds an OS thread; under
-// Wine each thread also takes file descriptors in the process and in the
+// 10,000,000 (the demo keeps each message's latency, 8 bytes each).
+// -clients and -idle are at most 10,000, and fewer where this process
+// runs short of what a connection takes: each client is a goroutine in a
+// blocking recv, which holds an OS thread, and each connection, client or
+// idle, is two sockets in this process (the client's and the server's).
+// On Linux a socket is a descriptor: at most half of RLIMIT_NOFILE (Go
+// raises the soft limit to the hard one at start), less a few. Under Wine
+// each thread also takes file descriptors in the process and in the
 // wineserver, and with "ulimit -n 20000" thread creation failed near 4,000
-// threads (ERROR_TOO_MANY_OPEN_FILES), so under Wine -clients is at most
-// 3,000 (which took 53 s for 5 messages each). On Windows the limit is
-// 10,000.
+// threads (ERROR_TOO_MANY_OPEN_FILES), so under Wine -clients and -idle
+// are at most 3,000 (which took 53 s for 5 messages each).
 package main
 
 import (
-	"errors"
 	"flag"
 	"fmt"
 	"os"
 	"runtime"
+	"runtime/debug"
 	"strings"
 	"sync/atomic"
 	"time"
 
-	"golang.org/x/sys/windows"
-
-	"github.com/sockstate/sockstate"
 	"github.com/sockstate/sockstate/examples/echo"
 	"github.com/sockstate/sockstate/poller"
 )
 
 func main() {
-	clients := flag.Int("clients", 100, "concurrent client connections (1 to 10000; under Wine 1 to 3000)")
+	clients := flag.Int("clients", 100, "concurrent client connections (1 to 10000, fewer where descriptors run short: see go doc)")
 	messages := flag.Int("messages", 1000, "messages each client sends (1 to 1000000; clients x messages at most 10000000)")
 	size := flag.Int("size", 64, "bytes a message (1 to 65536)")
-	backendName := flag.String("backend", "Auto", "poller backend: Auto, AFD or SocketNotifications (any case)")
-	// One less than GOMAXPROCS, at least one: in the README's 10-client
-	// echo at GOMAXPROCS=2 one goroutine ran faster than two (the poller's
-	// package documentation weighs the Ps).
+	backendName := flag.String("backend", "Auto", "poller backend: Auto, Epoll (Linux), AFD or SocketNotifications (Windows); any case")
+	// One less than GOMAXPROCS, at least one: the clients run in this
+	// process too.
 	goroutines := flag.Int("goroutines", max(1, runtime.GOMAXPROCS(0)-1), "server goroutines waiting on the poller (1 to 256)")
-	idle := flag.Int("idle", 1000, "idle connections whose memory is measured at the end (0 to 10000; under Wine 0 to 3000; 0: none)")
+	idle := flag.Int("idle", 1000, "idle connections whose memory is measured at the end (0 to 10000, fewer where descriptors run short; 0: none)")
 	flag.Parse()
 
 	backend, err := check(*clients, *messages, *size, *goroutines, *idle, *backendName)
@@ -74,28 +79,33 @@ func main() {
 // exitCode is the exit code for an error of run: 3 for a missing backend,
 // else 1.
 func exitCode(err error) int {
-	if errors.Is(err, sockstate.ErrNotSupported) {
+	if missingBackend(err) {
 		return 3
 	}
 	return 1
 }
 
-// Limits of the flags; see the package doc.
+// Limits of the flags; see the package doc. connLimit (system_*.go) may
+// lower maxClients.
 const (
-	maxClients     = 10000
-	maxWineClients = 3000
-	maxMessages    = 1000000
-	maxTotal       = 10000000
+	maxClients  = 10000
+	maxMessages = 1000000
+	maxTotal    = 10000000
 )
 
+// backends are the names that -backend takes, each on every system:
+// one that this system lacks exits 3.
+var backends = map[string]poller.Backend{"Auto": poller.Auto, "Epoll": poller.Epoll, "AFD": poller.AFD, "SocketNotifications": poller.SocketNotifications}
+
 func check(clients, messages, size, goroutines, idle int, backend string) (poller.Backend, error) {
+	most, why := connLimit()
 	switch {
 	case flag.NArg() > 0:
 		return 0, fmt.Errorf("unexpected arguments: %q", flag.Args())
 	case clients < 1 || clients > maxClients:
 		return 0, fmt.Errorf("-clients %d: want 1 to %d", clients, maxClients)
-	case clients > maxWineClients && underWine():
-		return 0, fmt.Errorf("-clients %d: under Wine at most %d: each client holds an OS thread, and Wine runs out of file descriptors for threads near 4,000", clients, maxWineClients)
+	case clients > most:
+		return 0, fmt.Errorf("-clients %d: here at most %d: %s", clients, most, why)
 	case messages < 1 || messages > maxMessages:
 		return 0, fmt.Errorf("-messages %d: want 1 to %d", messages, maxMessages)
 	case int64(clients)*int64(messages) > maxTotal:
@@ -106,21 +116,15 @@ func check(clients, messages, size, goroutines, idle int, backend string) (polle
 		return 0, fmt.Errorf("-goroutines %d: want 1 to 256", goroutines)
 	case idle < 0 || idle > maxClients:
 		return 0, fmt.Errorf("-idle %d: want 0 to %d", idle, maxClients)
-	case idle > maxWineClients && underWine():
-		return 0, fmt.Errorf("-idle %d: under Wine at most %d: each idle connection is two sockets in this process, and Wine's file descriptors run short", idle, maxWineClients)
+	case idle > most:
+		return 0, fmt.Errorf("-idle %d: here at most %d: %s", idle, most, why)
 	}
-	for name, b := range map[string]poller.Backend{"Auto": poller.Auto, "AFD": poller.AFD, "SocketNotifications": poller.SocketNotifications} {
+	for name, b := range backends {
 		if strings.EqualFold(backend, name) {
 			return b, nil
 		}
 	}
-	return 0, fmt.Errorf("-backend %q: want Auto, AFD or SocketNotifications", backend)
-}
-
-// underWine reports whether the program runs under Wine: only Wine's
-// ntdll.dll has the wine_get_version export.
-func underWine() bool {
-	return windows.NewLazySystemDLL("ntdll.dll").NewProc("wine_get_version").Find() == nil
+	return 0, fmt.Errorf("-backend %q: want Auto, Epoll, AFD or SocketNotifications", backend)
 }
 
 func run(backend poller.Backend, goroutines, idle int, load echo.Load) error {
@@ -128,6 +132,9 @@ func run(backend poller.Backend, goroutines, idle int, load echo.Load) error {
 	if err != nil {
 		return err
 	}
+	// Each client blocks an OS thread in recv; past 10,000 threads Go's
+	// runtime stops the program.
+	debug.SetMaxThreads(max(10000, load.Clients+1000))
 	total := int64(load.Clients) * int64(load.Messages)
 	fmt.Printf("backend %v, server goroutines in Wait: %d (GOMAXPROCS %d); %d clients x %d messages of %d bytes\n",
 		srv.Backend(), goroutines, runtime.GOMAXPROCS(0), load.Clients, load.Messages, load.Size)
