@@ -1,6 +1,8 @@
 // Copyright 2026 The sockstate Authors. All rights reserved.
 // SPDX-License-Identifier: BSD-3-Clause
 
+//go:build linux || windows
+
 package main
 
 import (

@@ -1,10 +1,13 @@
 // Copyright 2026 The sockstate Authors. All rights reserved.
 // SPDX-License-Identifier: BSD-3-Clause
 
+//go:build linux || windows
+
 // Command echoserver is the Go side of the echo servers that
-// scripts/bench.sh measures, each in a process of its own:
+// scripts/bench.sh measures, each in a process of its own, with the same
+// flags on Windows and on Linux:
 //
-//	echoserver -server poller -goroutines 2   the poller's (examples/echo, AFD)
+//	echoserver -server poller -goroutines 2   the poller's (examples/echo: AFD on Windows, epoll on Linux)
 //	echoserver -server net                    Go's net package (echo.ServeNet)
 //
 // It speaks the protocol of the C reference loop's server (testdata/cloop,
@@ -20,13 +23,14 @@ import (
 	"io"
 	"net"
 	"os"
+	"runtime"
 
 	"github.com/sockstate/sockstate/examples/echo"
 	"github.com/sockstate/sockstate/poller"
 )
 
 func main() {
-	server := flag.String("server", "poller", "the server: poller (examples/echo, AFD backend) or net (Go's net package)")
+	server := flag.String("server", "poller", "the server: poller (examples/echo: AFD on Windows, epoll on Linux) or net (Go's net package)")
 	goroutines := flag.Int("goroutines", 2, "the poller's server: goroutines waiting on the poller (1 to 256)")
 	flag.Parse()
 	if err := check(*server, *goroutines, flag.Args()); err != nil {
@@ -69,7 +73,7 @@ func run(server string, goroutines int, in io.Reader, out io.Writer) error {
 		// server while its load generator still holds them.
 		stop = l.Close
 	} else {
-		srv, err := echo.Listen(poller.AFD, goroutines)
+		srv, err := echo.Listen(pollerBackend(), goroutines)
 		if err != nil {
 			return err
 		}
@@ -83,4 +87,14 @@ func run(server string, goroutines int, in io.Reader, out io.Writer) error {
 		err = fmt.Errorf("standard input: %w", err)
 	}
 	return errors.Join(err, stop())
+}
+
+// pollerBackend is the poller's backend: AFD on Windows, as the C
+// reference loop (testdata/cloop) polls, also where this Windows has
+// ProcessSocketNotifications; epoll on Linux.
+func pollerBackend() poller.Backend {
+	if runtime.GOOS == "windows" {
+		return poller.AFD
+	}
+	return poller.Epoll
 }
