@@ -15,9 +15,11 @@
 #     program, runs and must succeed and print what its "// prints:"
 #     comments say; with SOCKSTATE_PSN_MODEL_DLL set, again against the
 #     reference model (labelled model), to their end;
-#   - examples/echo, copied as a package of its own, builds there for the
-#     three GOARCHes with cmd/echodemo, which runs it under Wine and checks
-#     every byte echoed.
+#   - examples/echo, copied as a package of its own, builds there with
+#     cmd/echodemo for the three Windows GOARCHes and for linux/amd64 and
+#     linux/arm64 (one source: only their socket files differ by OS);
+#     cmd/echodemo runs it under Wine and natively on Linux (epoll) and
+#     checks every byte echoed.
 # Called by scripts/test.sh; runs alone too (it sources scripts/setup.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -80,7 +82,10 @@ mkdir -p "$consumer/echo" "$consumer/echodemo"
 for f in examples/echo/*.go; do
 	[[ "$f" == *_test.go ]] || cp "$f" "$consumer/echo/"
 done
-sed 's|"github.com/sockstate/sockstate/examples/echo"|"example.com/consumer/echo"|' cmd/echodemo/main_windows.go >"$consumer/echodemo/main.go"
+for f in cmd/echodemo/*.go; do
+	[[ "$f" == *_test.go ]] ||
+		sed 's|"github.com/sockstate/sockstate/examples/echo"|"example.com/consumer/echo"|' "$f" >"$consumer/echodemo/$(basename "$f")"
+done
 grep -q '"example.com/consumer/echo"' "$consumer/echodemo/main.go" || fail "cmd/echodemo no longer imports examples/echo"
 echo "consumer: ${#snippets[@]} programs (README snippets, examples/probe), $examples example files, examples/echo and cmd/echodemo"
 
@@ -96,10 +101,19 @@ for arch in 386 amd64 arm64; do
 	CGO_ENABLED=0 GOOS=windows GOARCH=$arch go vet -mod=vendor ./...
 	echo "consumer: windows/$arch builds and vets with -mod=vendor"
 done
+# On Linux the echo server and its demo alone: the README's programs and the
+# example files are Windows code.
+for arch in amd64 arm64; do
+	CGO_ENABLED=0 GOOS=linux GOARCH=$arch go build -mod=vendor ./echo ./echodemo
+	CGO_ENABLED=0 GOOS=linux GOARCH=$arch go vet -mod=vendor ./echo ./echodemo
+	echo "consumer: the copied echo server and echodemo build and vet for linux/$arch with -mod=vendor"
+done
 
 GOOS=windows GOARCH=amd64 go test -mod=vendor -count=1 ./...
 echo "consumer: go run ./echodemo (the copied echo server) under Wine"
-GOOS=windows GOARCH=amd64 go run -mod=vendor ./echodemo -clients 20 -messages 200 -size 100 || fail "the copied echo server failed"
+GOOS=windows GOARCH=amd64 go run -mod=vendor ./echodemo -clients 20 -messages 200 -size 100 || fail "the copied echo server failed under Wine"
+echo "consumer: go run ./echodemo (the copied echo server) natively on Linux"
+GOOS=linux GOARCH="$(go env GOHOSTARCH)" go run -mod=vendor ./echodemo -clients 20 -messages 200 -size 100 || fail "the copied echo server failed on Linux"
 # run_program DIR LABEL [FLAGS...]: runs a program of the consumer; what it
 # prints must be the lines its source marks "// prints: ..." (if any), or,
 # outside the model run, the one line of ProcessSocketNotifications'
