@@ -17,23 +17,7 @@ import (
 // well-formed SVG with a bar a server and workload in each panel, whose
 // heights are in the ratio of their medians, and the caption.
 func TestChart(t *testing.T) {
-	// A temporary file, not t.TempDir: under Wine 8, Go 1.26's
-	// os.RemoveAll of a directory with files in it fails ("unlinkat:
-	// Invalid function").
-	f, err := os.CreateTemp("", "conns-*.svg")
-	if err != nil {
-		t.Fatal(err)
-	}
-	svg := f.Name()
-	f.Close()
-	t.Cleanup(func() { os.Remove(svg) })
-	if err := run([]string{"conns", "-svg", svg, "-caption", "scripts/bench.sh conns 3 <test>", "testdata/conns.txt"}, nil, io.Discard); err != nil {
-		t.Fatal(err)
-	}
-	b, err := os.ReadFile(svg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	b := draw(t, "-caption", "scripts/bench.sh conns 3 <test>", "testdata/conns.txt")
 	bars := map[string]float64{} // a bar's title: its height
 	var texts []string
 	d := xml.NewDecoder(strings.NewReader(string(b)))
@@ -89,6 +73,29 @@ func TestChart(t *testing.T) {
 	}
 }
 
+// draw runs benchtab conns -svg with args and returns the chart.
+func draw(t *testing.T, args ...string) []byte {
+	t.Helper()
+	// A temporary file, not t.TempDir: under Wine 8, Go 1.26's
+	// os.RemoveAll of a directory with files in it fails ("unlinkat:
+	// Invalid function").
+	f, err := os.CreateTemp("", "conns-*.svg")
+	if err != nil {
+		t.Fatal(err)
+	}
+	svg := f.Name()
+	f.Close()
+	t.Cleanup(func() { os.Remove(svg) })
+	if err := run(append([]string{"conns", "-svg", svg}, args...), nil, io.Discard); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(svg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
 func TestAxis(t *testing.T) {
 	for _, tc := range []struct {
 		hi    float64
@@ -110,21 +117,7 @@ func TestAxis(t *testing.T) {
 // TestChartNative draws a native run: its title says so, and its bars
 // are the native C server's.
 func TestChartNative(t *testing.T) {
-	f, err := os.CreateTemp("", "conns-native-*.svg")
-	if err != nil {
-		t.Fatal(err)
-	}
-	svg := f.Name()
-	f.Close()
-	t.Cleanup(func() { os.Remove(svg) })
-	if err := run([]string{"conns", "-native", "-svg", svg, "testdata/conns-native.txt"}, nil, io.Discard); err != nil {
-		t.Fatal(err)
-	}
-	b, err := os.ReadFile(svg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := string(b)
+	s := string(draw(t, "-native", "testdata/conns-native.txt"))
 	if !strings.Contains(s, "natively on Linux") || strings.Contains(s, "under Wine") || !strings.Contains(s, "C (cepoll), 1,000 connections") {
 		t.Errorf("a native run's chart:\n%s", s)
 	}
