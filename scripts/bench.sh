@@ -5,14 +5,15 @@
 # Benchmarks under Wine: the poller's AFD backend against the C reference
 # loop of testdata/cloop, which makes the same IOCTL_AFD_POLL, completion
 # port and socket calls and nothing else, and, at many connections, against
-# Go's net package too.
+# Go's net package too; and natively on Linux, the epoll backend.
 #
-#   scripts/bench.sh [ROUNDS]         both below (5 rounds unless told)
+#   scripts/bench.sh [ROUNDS]         gc and conns (5 rounds unless told)
 #   scripts/bench.sh gc [ROUNDS]      Go against C: Wait, echo, memory (at
 #                                     least 3 rounds)
 #   scripts/bench.sh conns [ROUNDS]   echo servers at many connections (1
 #                                     round or more; 1 is a pass that only
 #                                     shows they run)
+#   scripts/bench.sh linux [ROUNDS]   natively, no Wine (1 round or more)
 #
 # gc: one Wait (C: one dequeue and one poll submitted) that finds 1
 # readable UDP socket among N idle ones, N = 10, 100, 1,000 and 10,000
@@ -26,16 +27,16 @@
 # conns: the poller's echo server on 2 goroutines, C's on 2 threads, and
 # Go's net (a goroutine and a 4 KiB buffer a connection), each a process of
 # its own, driven by internal/cmd/connload, natively on the other CPU
-# (BENCH_LOAD_CPU to choose) over the loopback (Wine sockets are host sockets), which checks every byte
-# and reads the server's and the wineserver's figures in /proc; at
-# CONNS_ALL connections all echoing (1,000 unless told) and at CONNS_MAX
-# with 1% echoing (10,000), for CONNS_SECS seconds each (10): messages/s
-# and round-trip percentiles, the set-up's time (connect and echo once on
-# every connection), the server's memory a connection (the growth of its
-# resident memory over the set-up's last nine tenths over their
-# connections), and the server's and the wineserver's CPU a message. The
-# chart of throughput and memory a connection goes to BENCH_CHART
-# (doc/runs/conns.svg unless told; empty: none).
+# (BENCH_LOAD_CPU) over the loopback (Wine sockets are host sockets), which
+# checks every byte and reads the server's and the wineserver's figures in
+# /proc; at CONNS_ALL connections all echoing (1,000 unless told) and at
+# CONNS_MAX with 1% echoing (10,000), for CONNS_SECS seconds each (10):
+# messages/s and round-trip percentiles, the set-up's time (connect and
+# echo once on every connection), the server's memory a connection (the
+# growth of its resident memory over the set-up's last nine tenths over
+# their connections), the server's and the wineserver's CPU a message, and
+# connload's own CPU use. The chart of throughput and memory a connection
+# goes to BENCH_CHART (doc/runs/conns.svg unless told; empty: none).
 #
 # Every Wine process, the wineserver included, runs pinned to one CPU
 # (BENCH_CPU, 1 unless told) in a Wine prefix of this script's own
@@ -46,18 +47,26 @@
 # (or servers) in an order that changes from round to round. The tables
 # (internal/cmd/benchtab) give the median (min–max) over the rounds and,
 # against C, the median (min–max) of each round's ratio.
+#
+# linux: the poller's Wait (epoll) beside a loop on raw unix.EpollWait on
+# the same sockets (poller/bench_linux_test.go's BenchmarkWaitEpoll), each
+# side a process of its own, BENCH_WAIT_TIME a case (1s); then conns's
+# workloads against the poller's echo server, the C epoll server of
+# testdata/cepoll (the host's gcc, 2 threads) and Go's net, native and
+# pinned as above. The tables end with issue 39's goals, met or missed; the
+# chart goes to BENCH_CHART (doc/runs/linux-conns.svg unless told).
 set -Eeuo pipefail # -E: the ERR trap below names a failing line in functions too
 cd "$(dirname "$0")/.."
 repo="$PWD"
 
 mode=all
 case "${1:-}" in
-gc | conns | all) mode="$1" && shift ;;
+gc | conns | linux | all) mode="$1" && shift ;;
 esac
 rounds="${1:-5}"
-[[ "$rounds" =~ ^[1-9][0-9]*$ ]] || { echo "usage: scripts/bench.sh [all|gc|conns] [ROUNDS]" >&2; exit 2; }
-if [ "$mode" != conns ] && ((rounds < 3)); then
-	echo "bench.sh: at least 3 rounds for Go against C (conns runs with 1)" >&2
+[[ "$rounds" =~ ^[1-9][0-9]*$ ]] || { echo "usage: scripts/bench.sh [all|gc|conns|linux] [ROUNDS]" >&2; exit 2; }
+if [ "$mode" != conns ] && [ "$mode" != linux ] && ((rounds < 3)); then
+	echo "bench.sh: at least 3 rounds for Go against C (conns and linux run with 1)" >&2
 	exit 2
 fi
 cpu="${BENCH_CPU:-1}"
@@ -68,34 +77,31 @@ echo_msgs="${BENCH_ECHO_MSGS:-3000}"
 conns_secs="${CONNS_SECS:-10}"
 conns_all="${CONNS_ALL:-1000}"
 conns_max="${CONNS_MAX:-10000}"
+wait_time="${BENCH_WAIT_TIME:-1s}"
 chart="${BENCH_CHART-doc/runs/conns.svg}"
+[ "$mode" != linux ] || chart="${BENCH_CHART-doc/runs/linux-conns.svg}"
 idles=(10 100 1000 10000)
-if ((conns_all < 10 || conns_max < 100)); then
-	echo "bench.sh: CONNS_ALL at least 10, CONNS_MAX at least 100 (1% of them echo)" >&2
-	exit 2
-fi
-# Go sizes GOMAXPROCS by the CPUs its affinity allows: pinned, it would run
-# with 1. The Go programs get what they would have unpinned, this machine's
-# CPUs, unless GOMAXPROCS is set already.
+((conns_all >= 10 && conns_max >= 100)) || { echo "bench.sh: CONNS_ALL at least 10, CONNS_MAX at least 100 (1% of them echo)" >&2; exit 2; }
+# Go sizes GOMAXPROCS by the CPUs its affinity allows (pinned: 1). The Go
+# programs get this machine's CPUs, unless GOMAXPROCS is set already.
 GOMAXPROCS="${GOMAXPROCS:-$cpus}" && export GOMAXPROCS
 
-export SOCKSTATE_WINEPREFIX="${SOCKSTATE_WINEPREFIX:-${XDG_CACHE_HOME:-$HOME/.cache}/sockstate/wine}-bench"
-mkdir -p "$(dirname "$SOCKSTATE_WINEPREFIX")"
-exec 9>"$SOCKSTATE_WINEPREFIX.run.lock" # not .lock: setup.sh takes that one
-flock -n 9 || { echo "bench.sh: another bench.sh uses $SOCKSTATE_WINEPREFIX" >&2; exit 1; }
-export SOCKSTATE_WINE32=no # windows/amd64 only
-# shellcheck source=scripts/setup.sh
-source scripts/setup.sh >&2 9>&- # its wineserver must not hold the lock
-# shellcheck source=scripts/lib.sh
-source scripts/lib.sh
-
+if [ "$mode" != linux ]; then
+	export SOCKSTATE_WINEPREFIX="${SOCKSTATE_WINEPREFIX:-${XDG_CACHE_HOME:-$HOME/.cache}/sockstate/wine}-bench"
+	mkdir -p "$(dirname "$SOCKSTATE_WINEPREFIX")"
+	exec 9>"$SOCKSTATE_WINEPREFIX.run.lock" # not .lock: setup.sh takes that one
+	flock -n 9 || { echo "bench.sh: another bench.sh uses $SOCKSTATE_WINEPREFIX" >&2; exit 1; }
+	export SOCKSTATE_WINE32=no # windows/amd64 only
+	# shellcheck source=scripts/setup.sh
+	source scripts/setup.sh >&2 9>&- # its wineserver must not hold the lock
+	# shellcheck source=scripts/lib.sh
+	source scripts/lib.sh
+fi
 work="$(mktemp -d)"
-# The wineserver of this prefix is this script's: setup.sh started it, and
-# serve restarts it, pinned.
-trap 'wineserver -k </dev/null >/dev/null 2>&1 || true; rm -rf "$work"' EXIT
-# A SIGTERM to this shell alone would end it without the EXIT trap, and a
-# subshell under way could start the pinned wineserver again; trapped, it
-# ends this script once the command under way has returned.
+# Under Wine, this prefix's wineserver is ours: setup.sh started it, serve restarts it.
+trap '[ "$mode" = linux ] || wineserver -k </dev/null >/dev/null 2>&1 || true; rm -rf "$work"' EXIT
+# A SIGTERM to this shell alone would end it without the EXIT trap (and a
+# subshell could start the pinned wineserver again): trapped, it exits.
 trap 'exit 143' TERM
 trap 'echo "${BASH_SOURCE[0]}: line $LINENO failed (exit status $?)" >&2' ERR
 pin() { taskset -c "$cpu" "$@"; }
@@ -108,19 +114,25 @@ serve() {
 	pin wineserver -p </dev/null >/dev/null 2>&1 9>&-
 	pin wine cmd /c exit </dev/null >/dev/null 2>&1
 }
-# gobench BINARY ARGS...: runs a Go test binary and passes its output on;
+# gobench COMMAND...: runs a Go test binary (wine BINARY under Wine), pinned;
 # what is not a result (a failure, a panic) goes to stderr too.
 gobench() {
-	pin wine "$@" | awk '!/^(goos|goarch|pkg|cpu): |^Benchmark|^PASS$/ { print >"/dev/stderr" } { print }'
+	pin "$@" | awk '!/^(goos|goarch|pkg|cpu): |^Benchmark|^PASS$/ { print >"/dev/stderr" } { print }'
 }
 
 echo "==> building" >&2
 win() { GOOS=windows GOARCH=amd64 "$@"; }
 go build -o "$work/benchtab" ./internal/cmd/benchtab
 go build -o "$work/connload" ./internal/cmd/connload
-win go build -o "$work/echoserver.exe" ./internal/cmd/echoserver
-x86_64-w64-mingw32-gcc -O2 -Wall -Werror -o "$work/cloop.exe" testdata/cloop/cloop.c -lws2_32 -lntdll -lpsapi
-if [ "$mode" != conns ]; then
+if [ "$mode" = linux ]; then
+	go build -o "$work/echoserver" ./internal/cmd/echoserver
+	gcc -O2 -Wall -Werror -pthread -o "$work/cepoll" testdata/cepoll/cepoll.c
+	go test -c -o "$work/poller.test" ./poller
+else
+	win go build -o "$work/echoserver.exe" ./internal/cmd/echoserver
+	x86_64-w64-mingw32-gcc -O2 -Wall -Werror -o "$work/cloop.exe" testdata/cloop/cloop.c -lws2_32 -lntdll -lpsapi
+fi
+if [ "$mode" = gc ] || [ "$mode" = all ]; then
 	win go test -c -o "$work/poller.test.exe" ./poller
 	win go test -c -o "$work/echo.test.exe" ./examples/echo
 	SOCKSTATE_CLOOP="$(winepath -w "$work/cloop.exe" 2>/dev/null)"
@@ -131,15 +143,19 @@ cd "$work"
 
 # The run's header: what a table from it must name.
 echo "scripts/bench.sh $mode $rounds at $(git -C "$repo" rev-parse --short HEAD)$(git -C "$repo" diff --quiet HEAD -- . ':!doc' || echo ' (with changes)'), $(date -u '+%Y-%m-%d %H:%M UTC')"
-echo "$(grep -m1 '^model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //'), $cpus CPUs; Linux $(uname -r); $(wine --version); $(go version | cut -d' ' -f3)"
-echo "Pinned to CPU $cpu (the wineserver too); GOMAXPROCS=$GOMAXPROCS."
+platform="no Wine" pinned="the wineserver too"
+[ "$mode" = linux ] || platform="$(wine --version)"
+echo "$(grep -m1 '^model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //'), $cpus CPUs; Linux $(uname -r); $platform; $(go version | cut -d' ' -f3)"
+[ "$mode" != linux ] || { pinned="connload on CPU $load_cpu" &&
+	echo "These are native Linux figures, not Wine's: every process runs natively, the poller on its epoll backend."; }
+echo "Pinned to CPU $cpu ($pinned); GOMAXPROCS=$GOMAXPROCS."
 
 # Go against C: lines "METRIC VALUE" (benchtab's readGC) from each run.
 go_wait() {
 	local idle
 	for idle in "${idles[@]}"; do
 		serve
-		gobench poller.test.exe -test.run '^$' -test.bench "WaitOneActive/poller-AFD/idle=$idle\$" -test.benchtime "${wait_ops}x" |
+		gobench wine poller.test.exe -test.run '^$' -test.bench "WaitOneActive/poller-AFD/idle=$idle\$" -test.benchtime "${wait_ops}x" |
 			awk -v i="$idle" '/^BenchmarkWaitOneActive/ { print "wait/" i, $3 }'
 	done
 }
@@ -152,7 +168,7 @@ c_wait() {
 }
 echo_bench() { # echo_bench SIDE: the servers go-* or c-*, a line "echo/N msgs/s" each
 	serve
-	gobench echo.test.exe -test.run '^$' -test.bench "Echo/^$1-" -test.benchtime "${echo_msgs}x" |
+	gobench wine echo.test.exe -test.run '^$' -test.bench "Echo/^$1-" -test.benchtime "${echo_msgs}x" |
 		awk '/^BenchmarkEcho/ { match($1, /-[0-9]+/); n = substr($1, RSTART + 1, RLENGTH - 1)
 			for (i = 3; i < NF; i++) if ($(i + 1) == "msgs/s") print "echo/" n, $i }'
 }
@@ -160,7 +176,7 @@ go_echo() { echo_bench go; }
 c_echo() { echo_bench c; }
 go_mem() {
 	serve
-	gobench poller.test.exe -test.run '^$' -test.bench 'RegisteredMemory' -test.benchtime 1x |
+	gobench wine poller.test.exe -test.run '^$' -test.bench 'RegisteredMemory' -test.benchtime 1x |
 		awk '/^BenchmarkRegisteredMemory/ { for (i = 3; i < NF; i++) if ($(i + 1) ~ /-B\/socket$/) { sub(/-B\/socket$/, "", $(i + 1)); print "mem/" $(i + 1), $i } }'
 }
 c_mem() {
@@ -180,27 +196,47 @@ gc_bench() {
 			done
 		done
 	done
-	echo
-	echo "Go against C: $rounds interleaved rounds; $wait_ops Waits and $echo_msgs echoed messages a run."
-	echo
+	printf '\n%s\n\n' "Go against C: $rounds interleaved rounds; $wait_ops Waits and $echo_msgs echoed messages a run."
 	./benchtab gc gc.results
+}
+
+# The poller's Wait against raw epoll, natively: each side in a process of
+# its own, first in odd rounds and second in even ones.
+wait_bench() {
+	local r side sides
+	: >wait.results
+	for ((r = 1; r <= rounds; r++)); do
+		echo "==> Wait against raw epoll: round $r of $rounds" >&2
+		sides=(poller raw)
+		((r % 2)) || sides=(raw poller)
+		for side in "${sides[@]}"; do
+			gobench ./poller.test -test.run '^$' -test.bench "^BenchmarkWaitEpoll\$/.*/.*/^$side\$" -test.benchtime "$wait_time" |
+				awk -v r="$r" '/^Benchmark/ { print r, $0 }' >>wait.results
+		done
+	done
+	printf '\n%s\n\n' "The poller's Wait against raw epoll: $rounds interleaved round(s), $wait_time a case and side."
+	./benchtab wait wait.results
 }
 
 # conns_run SERVER N ACTIVE: one run of a server at N connections, ACTIVE
 # of them echoing; prints connload's line.
 conns_run() {
-	local server="$1" n="$2" active="$3" exe args
+	local server="$1" n="$2" active="$3" exe args ws=0
 	case "$server" in
-	poller) exe=echoserver.exe args=(-server poller -goroutines 2) ;;
-	net) exe=echoserver.exe args=(-server net) ;;
+	poller) exe=echoserver args=(-server poller -goroutines 2) ;;
+	net) exe=echoserver args=(-server net) ;;
 	c) exe=cloop.exe args=(echo 2) ;;
+	cepoll) exe=cepoll args=(echo 2) ;;
 	esac
-	serve
-	local ws
-	ws="$(this_wineserver)"
-	coproc SERVER { pin wine "$exe" "${args[@]}"; }
-	# Bash unsets SERVER and SERVER_PID once the coprocess has ended: keep
-	# them.
+	if [ "$mode" = linux ]; then
+		coproc SERVER { exec taskset -c "$cpu" "./$exe" "${args[@]}"; }
+	else
+		[ "$exe" != echoserver ] || exe=echoserver.exe
+		serve
+		ws="$(this_wineserver)"
+		coproc SERVER { pin wine "$exe" "${args[@]}"; }
+	fi
+	# Bash unsets SERVER and SERVER_PID once the coprocess has ended: kept.
 	local spid="$SERVER_PID" sin="${SERVER[1]}" sout="${SERVER[0]}" line port pid
 	if ! read -r line <&"$sout"; then
 		wait "$spid" || true
@@ -210,8 +246,9 @@ conns_run() {
 	line="${line%$'\r'}" # a Windows program's line end
 	port="${line#port }"
 	[[ "$port" =~ ^[0-9]+$ ]] || { echo "bench.sh: the $server server printed $line" >&2; return 1; }
-	# The newest process that runs it: the server, under wine's exec chain.
-	pid="$(pgrep -n -f "$exe")" || { echo "bench.sh: no process runs $exe" >&2; return 1; }
+	# Natively the coprocess is the server; under Wine, the newest process that runs it.
+	pid="$spid"
+	[ "$mode" = linux ] || pid="$(pgrep -n -f "$exe")" || { echo "bench.sh: no process runs $exe" >&2; return 1; }
 	rm -f load.in load.out
 	mkfifo load.in load.out
 	taskset -c "$load_cpu" ./connload -addr "127.0.0.1:$port" -conns "$n" -active "$active" \
@@ -230,7 +267,8 @@ conns_run() {
 	echo "$result"
 }
 conns_bench() {
-	local r k n active server servers=(poller c net)
+	local r k n active server servers=(poller c net) native=()
+	[ "$mode" != linux ] || servers=(poller cepoll net) native=(-native)
 	: >conns.results
 	for ((r = 1; r <= rounds; r++)); do
 		echo "==> conns: round $r of $rounds" >&2
@@ -244,19 +282,18 @@ conns_bench() {
 			done
 		done
 	done
-	echo
-	echo "Echo servers at many connections: $rounds round(s), the servers in an order that rotates; connload on CPU $load_cpu;"
-	echo "${conns_secs} s of echo a run, 64-byte messages."
-	echo
+	printf '\n%s\n%s\n\n' "Echo servers at many connections: $rounds round(s), the servers in an order that rotates; connload on CPU $load_cpu;" \
+		"${conns_secs} s of echo a run, 64-byte messages."
 	local svg=()
 	if [ -n "$chart" ]; then
 		[[ "$chart" == /* ]] || chart="$repo/$chart"
 		mkdir -p "$(dirname "$chart")"
-		svg=(-svg "$chart" -caption "scripts/bench.sh $mode $rounds at $(git -C "$repo" rev-parse --short HEAD), $(date -u +%Y-%m-%d); $(wine --version)")
+		svg=(-svg "$chart" -caption "scripts/bench.sh $mode $rounds at $(git -C "$repo" rev-parse --short HEAD), $(date -u +%Y-%m-%d); $platform")
 	fi
-	./benchtab conns "${svg[@]}" conns.results
+	./benchtab conns "${native[@]}" "${svg[@]}" conns.results
 	[ -z "$chart" ] || echo "The chart: $chart" >&2
 }
 
-[ "$mode" = conns ] || gc_bench
+[ "$mode" != linux ] || wait_bench
+[ "$mode" = conns ] || [ "$mode" = linux ] || gc_bench
 [ "$mode" = gc ] || conns_bench
