@@ -206,6 +206,10 @@ step "scripts/bench.sh conns, a short pass that must run, not time: the poller, 
 SOCKSTATE_WINEPREFIX="$work/wine" CONNS_SECS=1 CONNS_ALL=50 CONNS_MAX=200 BENCH_CHART="$work/conns.svg" scripts/bench.sh conns 1 2>&1 |
 	grep -vE '^  [a-z]+: [0-9]+ connections|^==> conns: round'
 [ -s "$work/conns.svg" ] || fail "scripts/bench.sh conns drew no chart"
+step "scripts/bench.sh linux, a short native pass that must run, not time: Wait against raw epoll; the poller, C (epoll) and net at 50 and 200 connections, 1 s"
+CONNS_SECS=1 CONNS_ALL=50 CONNS_MAX=200 BENCH_WAIT_TIME=100x BENCH_CHART="$work/linux.svg" scripts/bench.sh linux 1 2>&1 |
+	grep -vE '^  [a-z]+: [0-9]+ connections|^==> (conns|Wait against raw epoll): round'
+[ -s "$work/linux.svg" ] || fail "scripts/bench.sh linux drew no chart"
 
 step "staticcheck $staticcheck_version"
 staticcheck="$(tool staticcheck honnef.co/go/tools/cmd/staticcheck $staticcheck_version)"
