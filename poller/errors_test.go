@@ -60,6 +60,7 @@ func TestResetAndFailedConnectNoSpin(t *testing.T) {
 					}
 					t.Cleanup(func() { p.Delete(s) })
 				}
+				noSpin(t, p, "a connection and a socket not connected yet")
 				resetPeer(t, client)
 				errorOnce(t, p, server, 0, mode, "a reset")
 				connectRefused(t, failed)
