@@ -179,8 +179,11 @@ func TestBackendChoice(t *testing.T) {
 	if err != nil && !errors.Is(err, sockstate.ErrNotSupported) {
 		t.Errorf("error %v does not match sockstate.ErrNotSupported", err)
 	}
-	if _, err := New(WithBackend(Backend(9))); err == nil {
-		t.Error("an unknown backend was accepted")
+	if _, err := New(WithBackend(Epoll)); !errors.Is(err, errors.ErrUnsupported) {
+		t.Errorf("New with Epoll: %v, want an error matching errors.ErrUnsupported", err)
+	}
+	if _, err := New(WithBackend(Backend(9))); err == nil || errors.Is(err, errors.ErrUnsupported) {
+		t.Errorf("New with an unknown backend: %v, want an error that is not ErrUnsupported", err)
 	}
 }
 

@@ -4,6 +4,7 @@
 package poller
 
 import (
+	"errors"
 	"fmt"
 	"sync"
 	"sync/atomic"
@@ -69,7 +70,10 @@ type backend interface {
 	close() error
 }
 
-// New returns a Poller on a new I/O completion port.
+// New returns a Poller on a new I/O completion port, on the backend that
+// WithBackend forces or else on the first of SocketNotifications and AFD
+// that this Windows has. Epoll gives an error matching
+// errors.ErrUnsupported.
 func New(opts ...Option) (*Poller, error) {
 	var c config
 	for _, o := range opts {
@@ -87,6 +91,8 @@ func New(opts ...Option) (*Poller, error) {
 			return nil, err
 		}
 	case AFD:
+	case Epoll:
+		return nil, fmt.Errorf("poller: backend %v is Linux's: %w", p.backend, errors.ErrUnsupported)
 	default:
 		return nil, fmt.Errorf("poller: unknown backend %v", p.backend)
 	}
