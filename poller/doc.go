@@ -1,54 +1,104 @@
 // Copyright 2026 The sockstate Authors. All rights reserved.
 // SPDX-License-Identifier: BSD-3-Clause
 
-// Package poller is an epoll-style readiness poller for Go on Windows: add
-// sockets with an [Interest] and a [Mode] ([Poller.Add]), then
-// [Poller.Wait] for [Event] values, from one goroutine or several.
+// Package poller is an epoll-style readiness poller for Go, with one API
+// on Linux and Windows: add sockets with an [Interest] and a [Mode]
+// ([Poller.Add]), then [Poller.Wait] for [Event] values, from one
+// goroutine or several. It is for event loops that manage many
+// non-blocking sockets themselves, where Go's net package would give each
+// connection a goroutine.
 //
-// It has two backends ([Backend]). On Windows 10 build 20348 and later
-// (Windows 11, Windows Server 2022) it uses [SocketNotifications], the
-// ProcessSocketNotifications call of [github.com/sockstate/sockstate];
-// elsewhere, including Wine, it uses [AFD]: it asks the socket driver
-// directly, as wepoll, mio and libuv do. [New] picks the first that this
-// Windows has; [WithBackend] forces one.
+// # Backends
 //
-// Sockets must be non-blocking for an event loop to be of use:
+// [New] picks the backend ([Backend]) the system has; [WithBackend] forces
+// one:
+//   - Linux: [Epoll], epoll(7) through golang.org/x/sys/unix.
+//   - Windows 10 build 20348 and later (Windows 11, Windows Server 2022):
+//     [SocketNotifications], the ProcessSocketNotifications call of
+//     [github.com/sockstate/sockstate].
+//   - Every other Windows, and Wine: [AFD], the socket driver's readiness
+//     request (IOCTL_AFD_POLL), as wepoll, mio and libuv use it.
+//   - Any other system: the package builds, and New returns an error
+//     matching errors.ErrUnsupported, so that a portable program needs no
+//     build tags to import it. (kqueue is not here: nothing this project
+//     runs could test it.)
+//
+// # Sockets
+//
+// A [Socket] is the OS's name for a socket: a file descriptor on Linux, a
+// SOCKET handle on Windows. It must be non-blocking for an event loop to
+// be of use: on Linux, unix.SetNonblock; on Windows,
 // [github.com/sockstate/sockstate/winsock] has SetNonblock, Accept, Recv
-// and Send, whose errors match windows.WSAEWOULDBLOCK.
+// and Send, whose errors match windows.WSAEWOULDBLOCK. The socket of a
+// net.TCPConn, net.TCPListener or net.UDPConn is registered through its
+// syscall.RawConn ([Poller.AddConn]); Go's runtime polls it too, which is
+// harmless as long as the program reads and writes it through one of the
+// two.
 //
-// The kernel never sees a Go pointer: it is handed slot IDs, and the user's
-// key lives in the poller's table, so changing a key ([Poller.Modify])
-// costs no system call. A slot is reused only after the OS has confirmed
-// that its registration is gone, and packets of a deleted registration
-// ([Poller.Delete]) never reach the caller. [Poller.Wake] makes one Wait
-// return. Every system call that registers, re-arms or removes a socket
-// is made under the poller's lock, as wepoll and mio make them; Wait
-// blocks without it. Close every Poller ([Poller.Close]): on AFD the
-// kernel writes to the poller's memory until each poll comes back, and
-// Close waits for that.
+// The kernel never holds a Go pointer: it is handed slot IDs (an index
+// and a generation), and the caller's key lives in the poller's table, so
+// changing a key ([Poller.Modify]) costs no system call, and an event of a
+// deleted registration never reaches the caller, even when the OS had it
+// queued already. Every system call that registers, re-arms or removes a
+// socket is made under the poller's lock; Wait blocks without it.
 //
-// Differences between the backends, where the OS leaves no choice:
-//   - [Level] with several goroutines in Wait: AFD polls a reported socket
-//     again when the next Wait starts, so a Wait blocked already is not
-//     told of it until then; ProcessSocketNotifications may queue it again
-//     by itself and hand it to a blocked Wait at once.
-//   - [Edge] on AFD is emulated: the socket is polled again after each
-//     event, as for [Level]. A program that drains each event until
-//     WSAEWOULDBLOCK, as edge triggering requires, sees the same events on
-//     both backends; one that does not is told again on AFD, never less.
-//   - A socket closed without Delete: AFD reports the close of a socket
-//     that has a poll out (Level, Edge, an armed one-shot) and the poller
-//     frees its slot; ProcessSocketNotifications removes the registration
-//     silently, and a one-shot that has fired has no poll out on AFD, so
-//     there the handle stays registered until Delete or Close. Delete
-//     before closesocket (see [Poller.Delete]).
-//   - Errors: AFD reports a reset connection and a failed connect as
-//     [Error]; ProcessSocketNotifications reports what the OS calls
-//     SOCK_NOTIFY_EVENT_ERR.
-//   - Sockets of Go's net package are already tied to the runtime's own
-//     completion port; AFD polls them all the same (see the example of
-//     [Poller.Add]). Whether ProcessSocketNotifications accepts them is not
-//     yet known (internal/psnfacts asks it on Windows); if it refuses one,
-//     Add returns an error that says so and matches windows.WSAEINVAL.
-//     Use plain Winsock sockets.
+// # Events
+//
+// Each event has one meaning on every backend:
+//   - [Readable]: data to read, a connection to accept, or the end of the
+//     stream (a read returns 0 bytes).
+//   - [Writable]: room to write, or a connect that completed.
+//   - [HangUp]: the peer will send no more: it closed (FIN) or reset the
+//     connection. A socket whose peer only shut down its sending side
+//     stays writable.
+//   - [Error]: the socket is in error: a reset, or a connect that failed.
+//     It is reported whatever the interest; receive (or, on Linux, read
+//     SO_ERROR) to learn which.
+//
+// A Wait reports each registration at most once, with every bit that the
+// OS reported of it, under its current key.
+//
+// # Modes
+//
+// [Level] reports a socket while it is ready, at every Wait; [Edge] when it
+// becomes ready (drain it until the call would block before waiting
+// again); [OneShotLevel] and [OneShotEdge] report once, to one Wait, and
+// then nothing until Modify re-arms them: the way to hand each readiness
+// to one goroutine when several Wait.
+//
+// # Differences between the backends
+//
+// Where the OS leaves no choice, the backends differ:
+//   - [Level] with several goroutines in Wait: epoll and
+//     ProcessSocketNotifications may hand a socket that stays ready to a
+//     Wait that is blocked while another goroutine still handles it; AFD
+//     polls a reported socket again only when the next Wait starts.
+//   - [Edge]: epoll reports each new arrival, also with data still unread;
+//     ProcessSocketNotifications reports new data only after a drain; AFD
+//     emulates Edge by polling again after each event, so a socket drained
+//     in part is reported again. A caller that drains each event until the
+//     call would block, as edge triggering requires, sees the same events
+//     on all three.
+//   - A socket closed without Delete: epoll drops the registration with
+//     the last descriptor of the socket (while a second descriptor of it
+//     is open, it goes on reporting under the closed number); AFD reports
+//     the close of a socket that has a poll out (Level, Edge, an armed
+//     one-shot) and the poller frees the slot; ProcessSocketNotifications
+//     removes the registration silently. Where the poller has not noticed
+//     the close, the number stays registered until Delete or Close. Call
+//     Delete before closing a socket (see [Poller.Delete]).
+//   - A peer's close after data that is unread: epoll reports HangUp with
+//     Readable at once; under Wine (on AFD) HangUp comes only once the data
+//     is read, and whether Windows does the same is not known. Ask for
+//     Readable|HangUp to learn of data and close at once.
+//   - A socket in error: epoll reports it once the error is read as closed
+//     for good (EPOLLHUP), which a registration whose interest lacks
+//     HangUp does not report and which costs no CPU; on AFD an aborted
+//     connection stays in error, and a Level registration reports it at
+//     every Wait until Delete.
+//   - Sockets of Go's net package: epoll and AFD poll them as any other.
+//     On Windows they are tied to the runtime's completion port, and
+//     whether ProcessSocketNotifications accepts them is not yet known; if
+//     it refuses one, Add returns an error that says so and matches
+//     windows.WSAEINVAL. Use the AFD backend for them, or plain sockets.
 package poller

@@ -29,18 +29,16 @@ type config struct{ backend Backend }
 func WithBackend(b Backend) Option { return func(c *config) { c.backend = b } }
 
 // Interest is what a registration waits for, and, in an Event, what
-// happened. Error is always reported, whatever the interest; asking for
-// Error alone (or for 0) waits for errors only. Under Wine (8.0, on AFD)
-// a peer's close that follows data is reported to HangUp alone only once
-// that data is read; whether Windows does the same is not known. Ask for
-// Readable|HangUp to learn of data and close at once.
+// happened (the package doc says what each means on every backend). Error
+// is always reported, whatever the interest; asking for Error alone (or
+// for 0) waits for errors only.
 type Interest uint8
 
 const (
 	Readable Interest = 1 << iota // data, a connection to accept, or end of stream
 	Writable                      // room to write, or a connect that completed
-	HangUp                        // the peer closed or reset the connection
-	Error                         // the socket is in error; receive to learn which
+	HangUp                        // the peer will send no more: it closed or reset the connection
+	Error                         // the socket is in error: a reset, or a failed connect
 )
 
 func (i Interest) String() string {
@@ -78,13 +76,15 @@ const (
 	// reported again, while the socket stays ready, once a Wait starts
 	// (on any goroutine), to that Wait or to one already blocked. A Wait
 	// that was blocked already is not handed it before that on AFD; on
-	// ProcessSocketNotifications the OS may queue it again at once, so a
-	// blocked Wait can get it while another goroutine still handles it.
-	// To give each readiness to one goroutine, use a one-shot mode.
+	// epoll and ProcessSocketNotifications the OS may report it again at
+	// once, so a blocked Wait can get it while another goroutine still
+	// handles it. To give each readiness to one goroutine, use a one-shot
+	// mode.
 	Level Mode = iota
-	// Edge reports the socket when it becomes ready; drain it until
-	// WSAEWOULDBLOCK before waiting again. (Emulated on AFD: see the
-	// package doc.)
+	// Edge reports the socket when it becomes ready; drain it until the
+	// call would block (EAGAIN, WSAEWOULDBLOCK) before waiting again. (What
+	// counts as an edge differs between the backends: see the package
+	// doc.)
 	Edge
 	// OneShotLevel reports once, then disarms until Modify re-arms it. With
 	// several goroutines in Wait, each readiness goes to one of them.
