@@ -15,9 +15,8 @@ import (
 	"github.com/sockstate/sockstate/internal/slotindex"
 )
 
-// Poller is a readiness poller. Its methods may be called from several
-// goroutines at once.
-type Poller struct {
+// state is a Poller's, on this system.
+type state struct {
 	epfd int // the epoll instance
 	// wakefd is an eventfd in the epoll set, readable while wakes > 0 or
 	// once the poller is closed: it is written and read under mu only.
@@ -73,7 +72,7 @@ func New(opts ...Option) (*Poller, error) {
 		unix.Close(epfd)
 		return nil, fmt.Errorf("poller: epoll_ctl of the eventfd: %w", err)
 	}
-	return &Poller{epfd: epfd, wakefd: wakefd}, nil
+	return &Poller{state{epfd: epfd, wakefd: wakefd}}, nil
 }
 
 // Backend reports the backend in use: Epoll.
@@ -151,14 +150,4 @@ func (p *Poller) Close() error {
 		err = cerr
 	}
 	return err
-}
-
-// lock locks p, unless it is closed.
-func (p *Poller) lock() error {
-	p.mu.Lock()
-	if p.closed {
-		p.mu.Unlock()
-		return ErrClosed
-	}
-	return nil
 }

@@ -25,9 +25,8 @@ const (
 	afdKey   = ^uintptr(0) - 2
 )
 
-// Poller is a readiness poller. Its methods may be called from several
-// goroutines at once.
-type Poller struct {
+// state is a Poller's, on this system.
+type state struct {
 	backend Backend
 	port    windows.Handle
 	impl    backend
@@ -79,7 +78,7 @@ func New(opts ...Option) (*Poller, error) {
 	for _, o := range opts {
 		o(&c)
 	}
-	p := &Poller{backend: c.backend}
+	p := &Poller{state{backend: c.backend}}
 	switch p.backend {
 	case Auto:
 		p.backend = AFD
@@ -159,14 +158,4 @@ func (p *Poller) Close() error {
 		err = cerr
 	}
 	return err
-}
-
-// lock locks p, unless it is closed.
-func (p *Poller) lock() error {
-	p.mu.Lock()
-	if p.closed {
-		p.mu.Unlock()
-		return ErrClosed
-	}
-	return nil
 }

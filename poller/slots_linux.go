@@ -4,7 +4,6 @@
 package poller
 
 import (
-	"fmt"
 	"math"
 
 	"golang.org/x/sys/unix"
@@ -54,22 +53,6 @@ func (p *Poller) lookup(e *unix.EpollEvent) (int32, *slot) {
 	return i, sl
 }
 
-func (p *Poller) alloc() (int32, error) {
-	if n := len(p.free); n > 0 {
-		i := p.free[n-1]
-		p.free = p.free[:n-1]
-		return i, nil
-	}
-	if p.used == maxSlots {
-		return -1, fmt.Errorf("poller: more than %d registrations", maxSlots)
-	}
-	if int(p.used) == p.slots.Len() {
-		p.slots.Grow()
-	}
-	p.used++
-	return p.used - 1, nil
-}
-
 // slotOf returns the active slot that holds descriptor fd.
 func (p *Poller) slotOf(fd int) (int32, bool) {
 	return p.bySocket.Get(uintptr(fd), (*slotFds)(p))
@@ -80,19 +63,8 @@ type slotFds Poller
 
 func (k *slotFds) Key(i int32) uintptr { return uintptr((*Poller)(k).at(i).fd) }
 
-// at returns slot i.
-func (p *Poller) at(i int32) *slot { return p.slots.At(int(i)) }
-
 // drop unmaps slot i, which is active, and frees it.
 func (p *Poller) drop(i int32) {
 	p.bySocket.Delete(uintptr(p.at(i).fd), (*slotFds)(p))
 	p.release(i)
-}
-
-// release frees slot i, which is not mapped, for reuse under a new
-// generation.
-func (p *Poller) release(i int32) {
-	sl := p.at(i)
-	*sl = slot{gen: sl.gen + 1}
-	p.free = append(p.free, i)
 }

@@ -4,8 +4,6 @@
 package poller
 
 import (
-	"fmt"
-
 	"golang.org/x/sys/windows"
 )
 
@@ -66,22 +64,6 @@ func (p *Poller) lookup(id uintptr) (int32, *slot) {
 	return index, s
 }
 
-func (p *Poller) alloc() (int32, error) {
-	if n := len(p.free); n > 0 {
-		i := p.free[n-1]
-		p.free = p.free[:n-1]
-		return i, nil
-	}
-	if p.used >= maxSlots {
-		return -1, fmt.Errorf("poller: more than %d registrations", maxSlots)
-	}
-	if int(p.used) == p.slots.Len() {
-		p.slots.Grow()
-	}
-	p.used++
-	return p.used - 1, nil
-}
-
 // slotOf returns the active slot that holds socket s.
 func (p *Poller) slotOf(s windows.Handle) (int32, bool) {
 	return p.bySocket.Get(uintptr(s), (*slotSockets)(p))
@@ -91,13 +73,3 @@ func (p *Poller) slotOf(s windows.Handle) (int32, bool) {
 type slotSockets Poller
 
 func (k *slotSockets) Key(i int32) uintptr { return uintptr((*Poller)(k).at(i).socket) }
-
-// at returns slot i.
-func (p *Poller) at(i int32) *slot { return p.slots.At(int(i)) }
-
-// release frees slot i for reuse under a new generation.
-func (p *Poller) release(i int32) {
-	sl := p.at(i)
-	*sl = slot{gen: sl.gen + 1}
-	p.free = append(p.free, i)
-}

@@ -15,9 +15,9 @@ import (
 // errUnsupported is New's error on a system that has no backend.
 var errUnsupported = fmt.Errorf("poller: no backend for %s: %w", runtime.GOOS, errors.ErrUnsupported)
 
-// Poller is a readiness poller. On this system New returns an error
-// matching errors.ErrUnsupported, and no Poller exists.
-type Poller struct{}
+// state is a Poller's: there is none on this system, where New returns an
+// error matching errors.ErrUnsupported.
+type state struct{}
 
 // New returns an error matching errors.ErrUnsupported: this system has no
 // backend.

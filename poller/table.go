@@ -1,0 +1,49 @@
+// Copyright 2026 The sockstate Authors. All rights reserved.
+// SPDX-License-Identifier: BSD-3-Clause
+
+//go:build linux || windows
+
+package poller
+
+import "fmt"
+
+// The slot table that every backend keeps (its state's slots, used, free,
+// under mu): what is the same on every system.
+
+// lock locks p, unless it is closed.
+func (p *Poller) lock() error {
+	p.mu.Lock()
+	if p.closed {
+		p.mu.Unlock()
+		return ErrClosed
+	}
+	return nil
+}
+
+// alloc takes a free slot, or a new one.
+func (p *Poller) alloc() (int32, error) {
+	if n := len(p.free); n > 0 {
+		i := p.free[n-1]
+		p.free = p.free[:n-1]
+		return i, nil
+	}
+	if p.used >= maxSlots {
+		return -1, fmt.Errorf("poller: more than %d registrations", maxSlots)
+	}
+	if int(p.used) == p.slots.Len() {
+		p.slots.Grow()
+	}
+	p.used++
+	return p.used - 1, nil
+}
+
+// at returns slot i.
+func (p *Poller) at(i int32) *slot { return p.slots.At(int(i)) }
+
+// release frees slot i, which is not mapped, for reuse under a new
+// generation.
+func (p *Poller) release(i int32) {
+	sl := p.at(i)
+	*sl = slot{gen: sl.gen + 1}
+	p.free = append(p.free, i)
+}
