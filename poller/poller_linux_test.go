@@ -85,20 +85,13 @@ func TestEpollBadInput(t *testing.T) {
 			t.Errorf("a call for a socket not added: %v, want ErrNotRegistered", err)
 		}
 	}
-	if n := p.slotsTaken(); n != 1 {
+	if n := p.slotsInUse(); n != 1 {
 		t.Errorf("%d slots taken, want 1", n)
 	}
 	sockettest.Send(t, client, "x")
 	if ev := expect(t, p, 1, Readable); ev != Readable {
 		t.Errorf("the registration after the refusals: %v, want key 1 Readable", ev)
 	}
-}
-
-// slotsTaken counts the slots not free.
-func (p *Poller) slotsTaken() int {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return int(p.used) - len(p.free)
 }
 
 func TestMillis(t *testing.T) {

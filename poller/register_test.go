@@ -115,21 +115,6 @@ func TestDeleteWhileWaiting(t *testing.T) {
 	})
 }
 
-// slotsInUse counts the slots not free, for the lifecycle tests.
-func (p *Poller) slotsInUse() int {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return int(p.used) - len(p.free)
-}
-
-// registered reports whether socket s has an active slot.
-func (p *Poller) registered(s windows.Handle) bool {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	_, ok := p.slotOf(s)
-	return ok
-}
-
 func TestClosedWithoutDelete(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, p *Poller) {
 		s, _, err := winsock.UDP()

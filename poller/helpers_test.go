@@ -1,11 +1,10 @@
 // Copyright 2026 The sockstate Authors. All rights reserved.
 // SPDX-License-Identifier: BSD-3-Clause
 
-// The Windows build has these helpers in poller_test.go, for now: once
-// they leave it, this file's constraint is "linux || windows" (the other
-// systems have no Poller to wait on).
+// The helpers of the tests that every backend runs (the other systems
+// have no Poller to wait on).
 
-//go:build linux
+//go:build linux || windows
 
 package poller
 
@@ -31,11 +30,11 @@ type waited struct {
 
 // startWait starts a Wait, with room for room events and up to timeout,
 // in a goroutine of its own, and returns the channel its result comes on
-// once the Wait has counted itself and re-armed what it found to re-arm,
-// which it does in one hold of the poller's lock unless the re-arm has a
-// call to make; or once it has returned, if it returned at once (a spare
-// Wake, a closed poller). A Wait that does neither within eventually is
-// reported with t.Error, not t.Fatal: startWait may run in a start hook.
+// once the Wait has counted itself (and, on Windows, re-armed what it
+// found to re-arm, in the same hold of the poller's lock), or once it has
+// returned, if it returned at once (a spare Wake, a closed poller). A Wait
+// that does neither within eventually is reported with t.Error, not
+// t.Fatal, so that a goroutine of a test can call it too.
 func startWait(t *testing.T, p *Poller, room int, timeout time.Duration) <-chan waited {
 	p.mu.Lock()
 	before := p.waits
@@ -70,9 +69,8 @@ func expect(t *testing.T, p *Poller, key uint64, want Interest) Interest {
 	return ev
 }
 
-// await is expect without t.Fatal, for code that must return to fail: a
-// start hook (start_test.go), which runs while Add or Modify has released
-// the poller's lock that it will unlock again.
+// await is expect without t.Fatal, for code that must return to fail (a
+// goroutine other than the test's).
 func await(t *testing.T, p *Poller, key uint64, want Interest) (Interest, error) {
 	t.Helper()
 	events := make([]Event, 8)
@@ -108,4 +106,31 @@ func expectQuiet(t *testing.T, p *Poller, key uint64, d time.Duration) {
 			}
 		}
 	}
+}
+
+// mustSlot returns the index of socket s's slot, for a test that looks
+// inside it.
+func (p *Poller) mustSlot(t *testing.T, s Socket) int32 {
+	t.Helper()
+	i, ok := p.slotOf(s)
+	if !ok {
+		t.Fatalf("socket %#x has no slot", uintptr(s))
+	}
+	return i
+}
+
+// slotsInUse returns how many slots are handed out: registrations, and
+// (on Windows) those deleted whose removal the OS has not confirmed.
+func (p *Poller) slotsInUse() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return int(p.used) - len(p.free)
+}
+
+// registered reports whether socket s has an active slot.
+func (p *Poller) registered(s Socket) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	_, ok := p.slotOf(s)
+	return ok
 }
