@@ -328,3 +328,47 @@ func TestSteadyStateAllocs(t *testing.T) {
 		}
 	})
 }
+
+// TestOnceInOneWait: many Level sockets that stay ready, more than one
+// batch of the OS holds, and four goroutines in Wait at once with room for
+// them all: no Wait reports a registration twice. (A Wait that took a
+// registration in its first batch and again in a later one reported it
+// twice when another Wait reported it in between.)
+func TestOnceInOneWait(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, p *Poller) {
+		const sockets = 150
+		for k := range sockets {
+			client, server := sockettest.Pair(t)
+			sockettest.Send(t, client, "x")
+			if err := p.Add(server, uint64(k), Readable, Level); err != nil {
+				t.Fatal(err)
+			}
+		}
+		var wg sync.WaitGroup
+		var twice atomic.Int64
+		stop := time.Now().Add(quiet)
+		for range 4 {
+			wg.Go(func() {
+				events := make([]Event, 2*sockets)
+				for time.Now().Before(stop) {
+					n, err := p.Wait(events, 10*time.Millisecond)
+					if err != nil {
+						t.Error(err)
+						return
+					}
+					seen := make(map[uint64]bool, n)
+					for _, e := range events[:n] {
+						if seen[e.Key] {
+							twice.Add(1)
+						}
+						seen[e.Key] = true
+					}
+				}
+			})
+		}
+		wg.Wait()
+		if n := twice.Load(); n > 0 {
+			t.Errorf("%d registrations reported twice in one Wait", n)
+		}
+	})
+}

@@ -51,41 +51,27 @@ func (p *Poller) Wait(events []Event, timeout time.Duration) (int, error) {
 
 	deadline := time.Now().Add(timeout)
 	var raw [64]unix.EpollEvent
-	n := 0
 	for first := true; ; first = false {
 		ms := -1
 		switch {
-		case n > 0:
-			ms = 0 // only what is ready already: never block twice
 		case timeout >= 0 && first:
 			ms = millis(timeout)
 		case timeout >= 0:
 			ms = millis(time.Until(deadline))
 		}
-		batch := min(len(events)-n, len(raw))
+		batch := min(len(events), len(raw))
 		got, err := unix.EpollWait(p.epfd, raw[:batch], ms)
 		switch {
-		case err == unix.EINTR && n > 0:
-			return n, nil
 		case err == unix.EINTR:
 			got = 0 // the time left, if any, is waited below
-		case err != nil && n > 0:
-			return n, nil // the events first; the error comes again
 		case err != nil:
 			return 0, fmt.Errorf("poller: epoll_wait: %w", err)
 		}
-		k, woken, closed := p.deliver(raw[:got], events, n, wait)
-		n += k
+		n, woken, closed := p.gather(&raw, got, batch, events, wait)
 		switch {
 		case closed:
 			return 0, ErrClosed
-		case woken:
-			return n, nil
-		case got == batch && k > 0 && n < len(events):
-			// A full batch: more may be ready. Only while a batch brings a
-			// new registration: Level ones come again in each.
-			continue
-		case n > 0:
+		case woken || n > 0:
 			return n, nil
 		case timeout >= 0 && !time.Now().Before(deadline):
 			return 0, nil
@@ -93,13 +79,37 @@ func (p *Poller) Wait(events []Event, timeout time.Duration) (int, error) {
 	}
 }
 
-// deliver turns the kernel's events into the caller's. The Wait numbered
-// wait has events[:n0] already. It consumes a Wake if the eventfd is among
+// gather turns the got events in raw, of an epoll_wait of batch, into
+// events of the Wait numbered wait, and takes whatever else is ready
+// already, without waiting, while a full batch brings a new registration
+// and events has room (Level ones come again in each batch). It holds p.mu
+// from the first batch to the last, so that no other Wait reports a
+// registration between two batches of this one: the slot's record of the
+// Wait that reported it last (deliver) stays this Wait's, and the
+// registration's event in a later batch adds to the one it has instead of
+// making a second one.
+func (p *Poller) gather(raw *[64]unix.EpollEvent, got, batch int, events []Event, wait uint64) (n int, woken, closed bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for {
+		k, w, c := p.deliver(raw[:got], events, n, wait)
+		n += k
+		if w || c || got < batch || k == 0 || n == len(events) {
+			return n, w, c
+		}
+		batch = min(len(events)-n, len(raw))
+		var err error
+		if got, err = unix.EpollWait(p.epfd, raw[:batch], 0); err != nil || got == 0 {
+			return n, false, false // the events first; an error comes again to the next Wait
+		}
+	}
+}
+
+// deliver turns the kernel's events into the caller's, with p.mu held.
+// The Wait numbered wait has events[:n0] already. It consumes a Wake if the eventfd is among
 // them and one is pending (k Wakes release k Waits: the eventfd stays
 // readable, and wakes the Waits that block, until the last is consumed).
 func (p *Poller) deliver(raw []unix.EpollEvent, events []Event, n0 int, wait uint64) (n int, woken, closed bool) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
 	if p.closed {
 		return 0, false, true
 	}
