@@ -69,33 +69,43 @@
 // # Differences between the backends
 //
 // Where the OS leaves no choice, the backends differ:
-//   - [Level] with several goroutines in Wait: epoll and
-//     ProcessSocketNotifications may hand a socket that stays ready to a
-//     Wait that is blocked while another goroutine still handles it; AFD
-//     polls a reported socket again only when the next Wait starts.
+//   - [Level] with several goroutines in Wait: epoll hands a socket that
+//     stays ready to every Wait that is blocked, and
+//     ProcessSocketNotifications may hand it to one, while another
+//     goroutine still handles it; AFD polls a reported socket again only
+//     when the next Wait starts.
 //   - [Edge]: epoll reports each new arrival, also with data still unread;
 //     ProcessSocketNotifications reports new data only after a drain; AFD
 //     emulates Edge by polling again after each event, so a socket drained
 //     in part is reported again. A caller that drains each event until the
 //     call would block, as edge triggering requires, sees the same events
-//     on all three.
+//     on all three. A Modify to Edge of a socket that is ready already
+//     reports it at once on epoll and AFD; ProcessSocketNotifications waits
+//     for the next change.
 //   - A socket closed without Delete: epoll drops the registration with
-//     the last descriptor of the socket (while a second descriptor of it
-//     is open, it goes on reporting under the closed number); AFD reports
-//     the close of a socket that has a poll out (Level, Edge, an armed
-//     one-shot) and the poller frees the slot; ProcessSocketNotifications
-//     removes the registration silently. Where the poller has not noticed
-//     the close, the number stays registered until Delete or Close. Call
-//     Delete before closing a socket (see [Poller.Delete]).
+//     the last descriptor of the socket, and Add of its number succeeds;
+//     while a second descriptor of it is open (a dup, a child's copy), the
+//     kernel keeps the registration under the closed number, which no
+//     call can reach: its events come under its key until Delete, and
+//     after Delete a Level one that stays ready makes Wait return to the
+//     kernel at once, at full CPU, until that descriptor closes. AFD
+//     reports the close of a socket that has a poll out (Level, Edge, an
+//     armed one-shot) and the poller frees the slot;
+//     ProcessSocketNotifications removes the registration silently. Where
+//     the poller has not noticed the close, the handle stays registered
+//     until Delete or Close, and Add of it is refused. Call Delete before
+//     closing a socket (see [Poller.Delete]).
 //   - A peer's close after data that is unread: epoll reports HangUp with
 //     Readable at once; under Wine (on AFD) HangUp comes only once the data
 //     is read, and whether Windows does the same is not known. Ask for
 //     Readable|HangUp to learn of data and close at once.
-//   - A socket in error: epoll reports it once the error is read as closed
-//     for good (EPOLLHUP), which a registration whose interest lacks
-//     HangUp does not report and which costs no CPU; on AFD an aborted
-//     connection stays in error, and a Level registration reports it at
-//     every Wait until Delete.
+//   - A reset: epoll reports Error with HangUp, and Readable and Writable
+//     if they are asked for (a receive returns the error); AFD reports
+//     Error, and HangUp if asked for. Once the error is read, epoll reports
+//     the socket as closed for good (EPOLLHUP), which a registration whose
+//     interest lacks HangUp does not report and which costs no CPU; on AFD
+//     an aborted connection stays in error (SO_ERROR reads 0), and a Level
+//     registration reports it at every Wait until Delete.
 //   - Sockets of Go's net package: epoll and AFD poll them as any other.
 //     On Windows they are tied to the runtime's completion port, and
 //     whether ProcessSocketNotifications accepts them is not yet known; if
