@@ -14,7 +14,11 @@ import (
 // through SyscallConn. The poller makes its system call inside
 // rc.Control, where the connection cannot close the socket, and does not
 // hold on to rc: the registration names the socket by its descriptor (on
-// Windows its handle), as Add's does.
+// Windows its handle), as Add's does. While the registration lasts, Wait
+// may make calls of its own on that descriptor (on AFD it polls the
+// socket again; on epoll it may switch a registration that reports only
+// a hang-up it was not asked for to edge triggering), never once Delete
+// has returned.
 //
 // Delete before Close: call DeleteConn before the connection's Close. A
 // connection closed first leaves its socket's number to the next socket
