@@ -97,7 +97,7 @@ func TestAddReplacesClosedRegistration(t *testing.T) {
 		t.Errorf("the new registration: %v, want Writable", ev)
 	}
 	expectQuiet(t, p, 1, quiet)
-	if n := p.slotsTaken(); n != 1 {
+	if n := p.slotsInUse(); n != 1 {
 		t.Errorf("%d slots taken, want 1", n)
 	}
 	if err := p.Delete(s); err != nil {
