@@ -291,7 +291,7 @@ conns_bench() {
 		svg=(-svg "$chart" -caption "scripts/bench.sh $mode $rounds at $(git -C "$repo" rev-parse --short HEAD), $(date -u +%Y-%m-%d); $platform")
 	fi
 	./benchtab conns "${native[@]}" "${svg[@]}" conns.results
-	[ -z "$chart" ] || echo "The chart: $chart" >&2
+	[ -z "$chart" ] || echo "The chart: ${chart#"$repo"/}" >&2 # a path in the repository: from its root
 }
 
 [ "$mode" != linux ] || wait_bench
