@@ -40,20 +40,12 @@ type state struct {
 // it (slot indexes are at least 0).
 const wakeIndex = -1
 
-// New returns a Poller on a new epoll instance. Auto and Epoll give epoll;
-// the Windows backends (SocketNotifications, AFD) give an error matching
-// errors.ErrUnsupported.
-func New(opts ...Option) (*Poller, error) {
-	var c config
-	for _, o := range opts {
-		o(&c)
-	}
+// newPoller makes a Poller on a new epoll instance.
+func newPoller(c config) (*Poller, error) {
 	switch c.backend {
 	case Auto, Epoll:
 	case SocketNotifications, AFD:
 		return nil, fmt.Errorf("poller: backend %v is Windows's: %w", c.backend, errors.ErrUnsupported)
-	default:
-		return nil, fmt.Errorf("poller: unknown backend %v", c.backend)
 	}
 	epfd, err := unix.EpollCreate1(unix.EPOLL_CLOEXEC)
 	if err != nil {
@@ -75,13 +67,11 @@ func New(opts ...Option) (*Poller, error) {
 	return &Poller{state{epfd: epfd, wakefd: wakefd}}, nil
 }
 
-// Backend reports the backend in use: Epoll.
-func (p *Poller) Backend() Backend { return Epoll }
+func (p *Poller) backendOf() Backend { return Epoll }
 
-// Wake makes one Wait return at once (with the events it has, maybe none):
-// k Wakes release k Waits, those that are blocked and, for the rest, the
-// next ones to start. One Wake per goroutine is a way to stop them.
-func (p *Poller) Wake() error {
+// wake is Wake: a count of Wakes to consume, and the eventfd readable
+// while it is above 0.
+func (p *Poller) wake() error {
 	if err := p.lock(); err != nil {
 		return err
 	}
@@ -117,10 +107,10 @@ func (p *Poller) consumeWake() {
 	}
 }
 
-// Close wakes every Wait, which returns ErrClosed, waits for them to
-// return, and closes the epoll instance and the eventfd, which removes
-// every registration. The sockets stay open: they are the caller's.
-func (p *Poller) Close() error {
+// close is Close. The eventfd is left readable, so that every Wait
+// blocked in epoll_wait returns (closing the epoll instance would not wake
+// them); closing the epoll instance removes every registration.
+func (p *Poller) close() error {
 	p.mu.Lock()
 	if p.closed {
 		p.mu.Unlock()

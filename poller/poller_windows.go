@@ -69,15 +69,8 @@ type backend interface {
 	close() error
 }
 
-// New returns a Poller on a new I/O completion port, on the backend that
-// WithBackend forces or else on the first of SocketNotifications and AFD
-// that this Windows has. Epoll gives an error matching
-// errors.ErrUnsupported.
-func New(opts ...Option) (*Poller, error) {
-	var c config
-	for _, o := range opts {
-		o(&c)
-	}
+// newPoller makes a Poller on a new I/O completion port.
+func newPoller(c config) (*Poller, error) {
 	p := &Poller{state{backend: c.backend}}
 	switch p.backend {
 	case Auto:
@@ -92,8 +85,6 @@ func New(opts ...Option) (*Poller, error) {
 	case AFD:
 	case Epoll:
 		return nil, fmt.Errorf("poller: backend %v is Linux's: %w", p.backend, errors.ErrUnsupported)
-	default:
-		return nil, fmt.Errorf("poller: unknown backend %v", p.backend)
 	}
 	port, err := windows.CreateIoCompletionPort(windows.InvalidHandle, 0, 0, 0)
 	if err != nil {
@@ -112,13 +103,10 @@ func New(opts ...Option) (*Poller, error) {
 	return p, nil
 }
 
-// Backend reports the backend in use.
-func (p *Poller) Backend() Backend { return p.backend }
+func (p *Poller) backendOf() Backend { return p.backend }
 
-// Wake makes one Wait return at once (with the events it has, maybe none):
-// k Wakes release k Waits, those that are blocked and, for the rest, the
-// next ones to start. One Wake per goroutine is a way to stop them.
-func (p *Poller) Wake() error {
+// wake is Wake: a packet for one Wait.
+func (p *Poller) wake() error {
 	if err := p.lock(); err != nil {
 		return err
 	}
@@ -130,14 +118,8 @@ func (p *Poller) post(key uintptr) error {
 	return windows.PostQueuedCompletionStatus(p.port, 0, key, nil)
 }
 
-// Close wakes every Wait, which returns ErrClosed, waits for them to
-// return, removes every registration and releases the poller's handles.
-// The sockets stay open: they are the caller's. On AFD, the kernel writes
-// to the poller's memory until each poll it has out comes back: Close
-// cancels each and waits for it, which takes no time unless the port
-// fails or the kernel does not answer; after 10 seconds it returns anyway
-// (and keeps that memory for the life of the process).
-func (p *Poller) Close() error {
+// close is Close.
+func (p *Poller) close() error {
 	p.mu.Lock()
 	if p.closed {
 		p.mu.Unlock()

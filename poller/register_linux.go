@@ -11,16 +11,10 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// Add registers descriptor s (a socket, or anything else epoll takes: a
-// pipe, an eventfd) under key with an interest and a mode. The poller
-// keeps the descriptor's number, never a duplicate of it. A descriptor
-// that is registered already is refused with an error matching
-// ErrAlreadyRegistered (epoll's EEXIST): Modify is the way to change a
-// registration. A descriptor that was closed without Delete is no longer
-// in the kernel's epoll set (unless another descriptor of its socket is
-// open: see Delete), so a new socket given its number is accepted, and
-// takes the place of the stale registration.
-func (p *Poller) Add(s Socket, key uint64, interest Interest, mode Mode) error {
+// add is Add. The kernel refuses a descriptor registered already
+// (EEXIST); a slot whose descriptor was closed without Delete, and whose
+// number a new socket now has, gives way to the new registration.
+func (p *Poller) add(s Socket, key uint64, interest Interest, mode Mode) error {
 	if err := p.lock(); err != nil {
 		return err // a closed poller refuses all with ErrClosed
 	}
@@ -48,13 +42,8 @@ func (p *Poller) Add(s Socket, key uint64, interest Interest, mode Mode) error {
 	return nil
 }
 
-// Modify changes the key, interest or mode of descriptor s, and re-arms a
-// one-shot registration that has fired. Changing only the key of an armed
-// registration makes no system call. If it returns an error, the
-// registration is as it was, but for one whose descriptor was closed
-// without Delete: Modify then drops it and returns an error matching
-// ErrNotRegistered.
-func (p *Poller) Modify(s Socket, key uint64, interest Interest, mode Mode) error {
+// modify is Modify.
+func (p *Poller) modify(s Socket, key uint64, interest Interest, mode Mode) error {
 	if err := p.lock(); err != nil {
 		return err
 	}
@@ -82,24 +71,13 @@ func (p *Poller) Modify(s Socket, key uint64, interest Interest, mode Mode) erro
 	return nil
 }
 
-// Delete removes descriptor s. No Wait that starts after Delete returns
-// reports s, and no event of s that a Wait under way takes from the kernel
-// after Delete has begun reaches the caller (one that Wait handled just
-// before may still be returned). If the kernel refuses the removal for a
-// reason other than a closed descriptor, Delete returns its error and s
-// stays registered.
-//
-// Call it before closing s. A descriptor closed without Delete leaves the
+// delete is Delete. A descriptor closed without Delete leaves the
 // kernel's epoll set when its socket closes, which is at once unless
 // another descriptor of the socket is open (a dup, a copy in a child
 // process, one passed over a Unix socket). Until then the kernel keeps the
-// registration under the closed number, which no call can reach: while it
-// is registered here its events are reported under its key; Delete with
-// its number, which returns nil, drops its events, which a Level
-// registration that stays ready keeps bringing to every epoll_wait (Wait
-// takes them at full CPU until the socket's last descriptor closes). So
-// Delete first, close after.
-func (p *Poller) Delete(s Socket) error {
+// registration under the closed number, which no call can reach; Delete
+// with its number returns nil and drops its events.
+func (p *Poller) delete(s Socket) error {
 	if err := p.lock(); err != nil {
 		return err
 	}

@@ -10,13 +10,10 @@ import (
 	"golang.org/x/sys/windows"
 )
 
-// Add registers socket s (a Winsock socket) under key with an interest and
-// a mode. A socket that is registered already is refused with an error
-// matching ErrAlreadyRegistered, as epoll refuses it with EEXIST: a second
-// Add is usually a slip in the caller's bookkeeping. Modify is the way to
-// change a registration. (A socket closed without Delete may keep its
-// handle registered: see Delete.)
-func (p *Poller) Add(s Socket, key uint64, interest Interest, mode Mode) error {
+// add is Add. It looks the socket up before it asks the OS anything of
+// it, so that a handle registered already is refused whatever the OS
+// says of it (a closed one is no socket for Windows).
+func (p *Poller) add(s Socket, key uint64, interest Interest, mode Mode) error {
 	if err := p.lock(); err != nil {
 		return err // a closed poller refuses all with ErrClosed
 	}
@@ -46,11 +43,8 @@ func (p *Poller) Add(s Socket, key uint64, interest Interest, mode Mode) error {
 	return nil
 }
 
-// Modify changes the key, interest or mode of socket s, and re-arms a
-// one-shot registration that has fired. Changing only the key of an armed
-// registration makes no system call. If it returns an error, the
-// registration is as it was: its key, interest and mode, armed or not.
-func (p *Poller) Modify(s Socket, key uint64, interest Interest, mode Mode) error {
+// modify is Modify.
+func (p *Poller) modify(s Socket, key uint64, interest Interest, mode Mode) error {
 	if err := p.lock(); err != nil {
 		return err
 	}
@@ -80,23 +74,11 @@ func (p *Poller) Modify(s Socket, key uint64, interest Interest, mode Mode) erro
 	return nil
 }
 
-// Delete removes socket s. It returns at once, also while other goroutines
-// Wait; the poller frees the registration when the OS confirms. No event of
-// s is dequeued after Delete returns (a Wait that dequeued one just before
-// may still return it). If the OS refuses the removal, Delete returns its
-// error and s stays registered: the call may be made again.
-//
-// Call it before closesocket. A socket closed without Delete is noticed
-// only on AFD and only while the poller has a poll out for it (Level and
-// Edge registrations, and one-shot ones that are armed): then the poller
-// frees the registration by itself. A one-shot registration that has
-// fired, and every registration on ProcessSocketNotifications, keep the
-// handle registered until Delete or Close, and Add refuses the handle
-// meanwhile. So after closing a socket without Delete, call Delete with
-// its handle before adding a socket that may have been given the same
-// handle: it returns nil, or ErrNotRegistered if the poller has noticed
-// the close already.
-func (p *Poller) Delete(s Socket) error {
+// delete is Delete. AFD reports the close of a socket that has a poll
+// out (Level, Edge, an armed one-shot): then the poller frees the slot
+// itself; a fired one-shot, and every registration on
+// ProcessSocketNotifications, stay until Delete or Close.
+func (p *Poller) delete(s Socket) error {
 	if err := p.lock(); err != nil {
 		return err
 	}

@@ -19,33 +19,12 @@ var errUnsupported = fmt.Errorf("poller: no backend for %s: %w", runtime.GOOS, e
 // error matching errors.ErrUnsupported.
 type state struct{}
 
-// New returns an error matching errors.ErrUnsupported: this system has no
-// backend.
-func New(...Option) (*Poller, error) { return nil, errUnsupported }
+func newPoller(config) (*Poller, error) { return nil, errUnsupported }
 
-// Backend reports the backend in use.
-func (p *Poller) Backend() Backend { return Auto }
-
-// Add registers socket s; here it returns an error matching
-// errors.ErrUnsupported.
-func (p *Poller) Add(Socket, uint64, Interest, Mode) error { return errUnsupported }
-
-// Modify changes a registration; here it returns an error matching
-// errors.ErrUnsupported.
-func (p *Poller) Modify(Socket, uint64, Interest, Mode) error { return errUnsupported }
-
-// Delete removes a registration; here it returns an error matching
-// errors.ErrUnsupported.
-func (p *Poller) Delete(Socket) error { return errUnsupported }
-
-// Wait waits for events; here it returns an error matching
-// errors.ErrUnsupported.
-func (p *Poller) Wait([]Event, time.Duration) (int, error) { return 0, errUnsupported }
-
-// Wake makes one Wait return; here it returns an error matching
-// errors.ErrUnsupported.
-func (p *Poller) Wake() error { return errUnsupported }
-
-// Close releases the poller; here it returns an error matching
-// errors.ErrUnsupported.
-func (p *Poller) Close() error { return errUnsupported }
+func (p *Poller) backendOf() Backend                          { return Auto }
+func (p *Poller) add(Socket, uint64, Interest, Mode) error    { return errUnsupported }
+func (p *Poller) modify(Socket, uint64, Interest, Mode) error { return errUnsupported }
+func (p *Poller) delete(Socket) error                         { return errUnsupported }
+func (p *Poller) wait([]Event, time.Duration) (int, error)    { return 0, errUnsupported }
+func (p *Poller) wake() error                                 { return errUnsupported }
+func (p *Poller) close() error                                { return errUnsupported }

@@ -12,25 +12,15 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// Wait waits up to timeout (forever if negative) for events, fills events
-// with them and returns how many. It blocks at most once: after epoll_wait
-// returns events it takes whatever else is ready already, without
-// waiting, until events is full, and a registration that comes again in
-// one Wait (a Level one) is one event, under its current key. It returns 0
-// and a nil error on a timeout, n (maybe 0) and a nil error when a Wake
-// releases it, and ErrClosed once the poller is closed. A signal that
-// interrupts epoll_wait (EINTR) is not a timeout: Wait waits again for the
-// time left. The timeout is rounded up to epoll's milliseconds, so a short
-// one is not a busy poll. It does not allocate.
-//
-// The kernel reports EPOLLHUP (and EPOLLERR) whatever the interest. A
-// Level or one-shot registration reported with nothing its interest takes
-// (a hang-up without HangUp in the interest, as on a socket reset or never
-// connected once its error is read) is muted: held edge triggered in the
-// kernel, so that it costs no CPU while nothing changes, until it reports
-// something the interest takes (a Level one is then level triggered
-// again) or Modify changes it.
-func (p *Poller) Wait(events []Event, timeout time.Duration) (int, error) {
+// wait is Wait. EINTR is retried with the time left. The kernel reports
+// EPOLLHUP (and EPOLLERR) whatever the interest: a Level or one-shot
+// registration reported with nothing its interest takes (a hang-up without
+// HangUp in the interest, as on a socket reset or never connected once
+// its error is read) is muted: held edge triggered in the kernel, so that
+// it costs no CPU while nothing changes, until it reports something the
+// interest takes (a Level one is then level triggered again) or Modify
+// changes it.
+func (p *Poller) wait(events []Event, timeout time.Duration) (int, error) {
 	if err := p.lock(); err != nil {
 		return 0, err
 	}

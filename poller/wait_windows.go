@@ -14,14 +14,8 @@ import (
 	"github.com/sockstate/sockstate"
 )
 
-// Wait waits up to timeout (forever if negative) for events, fills events
-// with them and returns how many. It blocks at most once: after the first
-// packets arrive it takes whatever else is queued already, without
-// waiting, until events is full, so a Wait is not limited to one batch of
-// the OS. It returns 0 and a nil error on a timeout, n (maybe 0) and a nil
-// error when a Wake releases it, and ErrClosed once the poller is closed.
-// It does not allocate.
-func (p *Poller) Wait(events []Event, timeout time.Duration) (int, error) {
+// wait is Wait.
+func (p *Poller) wait(events []Event, timeout time.Duration) (int, error) {
 	if err := p.lock(); err != nil {
 		return 0, err
 	}
