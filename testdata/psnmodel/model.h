@@ -35,6 +35,7 @@ NTSTATUS modelIoctl(HANDLE, HANDLE, PIO_APC_ROUTINE, PVOID, PIO_STATUS_BLOCK, UL
 typedef struct {
     ULONG code;
     LONG before; /* bytes to read before a receive, or -1 */
+    UINT32 id;   /* the registration whose receiving it counts in, or 0 */
 } callNote;
 
 /* psnmodel.c: each is called outside the model's lock, on the caller's

@@ -162,6 +162,7 @@ typedef struct reg {
     ULONG queued;       /* its packets in the port, not yet dequeued */
     ULONG queuedBits;   /* the conditions in them */
     BOOL recheck;       /* level=dequeue: a packet left; the next dequeue reports what holds */
+    int receiving;      /* the caller's receives on it under way (seen) */
     size_t slot;        /* index in table */
     pair ends;          /* a connected stream socket's own address and its peer's */
     BOOL byEnds;        /* in byAddr */
@@ -513,6 +514,21 @@ static void arm(reg *r)
 }
 
 /*
+ * seen gives the conditions a read of r's state found, afd, as the model
+ * takes them. While a caller's receive on the socket is under way, Wine's
+ * server hides its data from every poll (a receive is queued on the socket
+ * until it returns: server/sock.c, recv_socket and sock_dispatch_asyncs),
+ * so such a read cannot tell that RECEIVE fell; the receive's return
+ * says whether it did (afterSocketCall). Taken as fallen, a RECEIVE that
+ * held all along would rise at the next read: an edge with no arrival,
+ * while data is unread (B26 says none).
+ */
+static ULONG seen(const reg *r, ULONG afd)
+{
+    return r->receiving > 0 ? afd | (r->afd & AFD_POLL_RECEIVE) : afd;
+}
+
+/*
  * update takes the conditions that hold now, afd, and reports what the
  * rules owe: edge, what rose (or is known to have risen, rose); level,
  * what holds once something rose, or when again is set (level=change:
@@ -521,6 +537,7 @@ static void arm(reg *r)
  */
 static void update(reg *r, ULONG afd, ULONG rose, BOOL again)
 {
+    afd = seen(r, afd);
     ULONG risen = afd & ~r->afd;
     r->seenRise |= risen;
     rose = (toNotify(risen) | rose) & r->want;
@@ -633,12 +650,17 @@ BOOL beforeSocketCall(HANDLE h, ULONG code, callNote *note)
     BOOL mine = isSend(code); /* any socket's: its peer may be registered */
     note->code = code;
     note->before = -1;
+    note->id = 0;
     if (!isReceive(code) && !isSend(code) && !isAccept(code) && !isListen(code))
         return FALSE;
     lock();
     reg *r = findSock((SOCKET)h);
     if (r != NULL) {
         mine = TRUE;
+        if (isReceive(code)) {
+            r->receiving++;
+            note->id = r->id;
+        }
         u_long n;
         /* A stream read that takes all there was may empty the buffer. */
         if (isReceive(code) && r->type == SOCK_STREAM && (r->afd & AFD_POLL_RECEIVE) && ioctlsocket(r->sock, FIONREAD, &n) == 0)
@@ -692,12 +714,19 @@ static void arrived(HANDLE h)
 
 void afterSocketCall(HANDLE h, const callNote *note, NTSTATUS status, ULONG_PTR information)
 {
-    if (status == STATUS_PENDING_)
+    if (status == STATUS_PENDING_ && note->id == 0)
         return; /* under way: the model learns its effect from the poll */
     lock();
+    reg *r = findSock((SOCKET)h);
+    if (r != NULL && note->id == r->id && r->receiving > 0)
+        r->receiving--; /* over, or pending: then the data is that receive's */
+    if (status == STATUS_PENDING_) {
+        unlock();
+        return;
+    }
     if (isSend(note->code) && status >= 0 && information > 0)
         arrived(h);
-    reg *r = findSock((SOCKET)h);
+    r = findSock((SOCKET)h);
     if (r != NULL) {
         BOOL wouldBlock = status == STATUS_DEVICE_NOT_READY_;
         BOOL again = sw[SW_LEVEL] == LEVEL_CHANGE && !r->edge && status >= 0; /* a re-enabling call */
@@ -960,7 +989,7 @@ static DWORD enable(HANDLE port, SOCK_NOTIFY_REGISTRATION *in)
     r->oneshot = (t & TR_ONESHOT) != 0;
     r->enabled = TRUE;
     /* Level reports what holds at once; edge waits for a rise. */
-    r->afd = afd;
+    r->afd = afd = seen(r, afd);
     update(r, afd, 0, !r->edge);
     return result;
 }
