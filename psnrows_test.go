@@ -7,7 +7,9 @@ package sockstate
 
 import (
 	"errors"
+	"fmt"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -195,6 +197,54 @@ func TestRowEdgeInPortWhenSendReturns(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestRowEdgeHeldThroughReads: Q5, "EDGE does not fire at ENABLE time"
+// and "a new arrival while unread data remains is not a new edge"
+// (observed: S1 edge_oneshot_triggered and edge_triggered,
+// https://github.com/smol-rs/polling/pull/210): data that stays unread
+// through partial reads, while another goroutine ENABLEs the registration
+// again and again, raises no edge. (The model reads the socket's state at
+// each ENABLE, and under Wine a read made while a receive is under way
+// does not see the data: the model must not take that for a drain.)
+func TestRowEdgeHeldThroughReads(t *testing.T) {
+	const key, reads = 62, 2000
+	port := newLivePort(t)
+	client, server := sockettest.Pair(t)
+	sockettest.Send(t, client, strings.Repeat("x", 2*reads))
+	time.Sleep(50 * time.Millisecond) // let it arrive: it holds at ENABLE
+	r := SockNotifyRegistration{Socket: server, CompletionKey: key, EventFilter: SOCK_NOTIFY_REGISTER_EVENT_IN,
+		Operation: SOCK_NOTIFY_OP_ENABLE, TriggerFlags: SOCK_NOTIFY_TRIGGER_PERSISTENT | SOCK_NOTIFY_TRIGGER_EDGE}
+	port.apply(r)
+	stop := make(chan struct{})
+	failed := make(chan error, 1)
+	go func() {
+		defer close(failed)
+		for enables := 0; ; enables++ {
+			select {
+			case <-stop:
+				if enables == 0 {
+					failed <- errors.New("no ENABLE was made during the reads")
+				}
+				return
+			default:
+			}
+			again := r
+			if err := ProcessSocketNotifications(port.h, 1, &again, 0, 0, nil, nil); err != nil || again.RegistrationResult != 0 {
+				failed <- fmt.Errorf("ENABLE again: call %v, result %d", err, again.RegistrationResult)
+				return
+			}
+		}
+	}()
+	for range reads {
+		readExact(t, server, 1)
+	}
+	close(stop)
+	if err := <-failed; err != nil {
+		t.Fatal(err)
+	}
+	port.expectNone()
+	port.expectQuiet(key, quiet)
 }
 
 // TestEdgeLateness: a drain followed within microseconds by a refill is a
