@@ -39,7 +39,10 @@ func (p *Poller) wait(events []Event, timeout time.Duration) (int, error) {
 	defer p.waiting.Add(-1)
 
 	var raw [64]sockstate.OverlappedEntry
-	deadline := time.Now().Add(timeout)
+	var deadline time.Time // read only with a timeout to wait for
+	if timeout > 0 {
+		deadline = time.Now().Add(timeout)
+	}
 	for first := true; ; first = false {
 		ms := uint32(windows.INFINITE)
 		switch {
@@ -62,7 +65,7 @@ func (p *Poller) wait(events []Event, timeout time.Duration) (int, error) {
 			return 0, ErrClosed
 		case woken || n > 0:
 			return n, nil
-		case timeout >= 0 && !time.Now().Before(deadline):
+		case timeout == 0 || timeout > 0 && !time.Now().Before(deadline):
 			return 0, nil
 		}
 	}
