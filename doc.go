@@ -25,7 +25,8 @@
 // or at https://pkg.go.dev/github.com/sockstate/sockstate?GOOS=windows.
 //
 // Two packages build on this one: [github.com/sockstate/sockstate/poller],
-// an epoll-style readiness poller for every Windows (Wine included), and
+// an epoll-style readiness poller with one API on every Windows (Wine
+// included) and on Linux (epoll), and
 // [github.com/sockstate/sockstate/winsock], the Winsock calls that
 // golang.org/x/sys/windows lacks (non-blocking mode, accept, recv, send).
 //

@@ -2,8 +2,9 @@
 # Copyright 2026 The sockstate Authors. All rights reserved.
 # SPDX-License-Identifier: BSD-3-Clause
 #
-# Sourced by scripts/test.sh and scripts/demo.sh: makes this Linux machine
-# able to build and run the module's Windows binaries under Wine.
+# Sourced by scripts/test.sh, scripts/demo.sh, scripts/consumer.sh and
+# scripts/bench.sh (not in its linux mode): makes this Linux machine able to
+# build and run the module's Windows binaries under Wine.
 #
 # - installs wine, the mingw-w64 cross compilers and shellcheck with apt-get
 #   if missing;
