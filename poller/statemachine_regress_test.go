@@ -1,7 +1,7 @@
 // Copyright 2026 The sockstate Authors. All rights reserved.
 // SPDX-License-Identifier: BSD-3-Clause
 
-//go:build windows
+//go:build linux || windows
 
 package poller
 

@@ -1,7 +1,7 @@
 // Copyright 2026 The sockstate Authors. All rights reserved.
 // SPDX-License-Identifier: BSD-3-Clause
 
-//go:build windows
+//go:build linux || windows
 
 package poller
 
@@ -10,27 +10,22 @@ import (
 	"fmt"
 	"sync/atomic"
 	"time"
-
-	"golang.org/x/sys/windows"
-
-	"github.com/sockstate/sockstate/internal/sockettest"
-	iwinsock "github.com/sockstate/sockstate/internal/winsock"
-	"github.com/sockstate/sockstate/winsock"
 )
 
 // fixture is one socket the Poller watches and its peer, with what the
-// runner knows of its state.
+// runner knows of its state. The sockets are made and used by the
+// functions of statemachine_sockets_linux_test.go and
+// statemachine_sockets_windows_test.go.
 type fixture struct {
 	tcp       bool
-	s, peer   windows.Handle // peer: the TCP client, or a UDP sender
-	addr      *windows.SockaddrInet4
-	sent      int // TCP: bytes; UDP: datagrams
+	s, peer   Socket // peer: the TCP client, or a UDP sender connected to s
+	sent      int    // TCP: bytes; UDP: datagrams
 	read      int
 	eof       bool  // the peer shut down its side
-	reset     bool  // the peer reset the connection
+	reset     bool  // the peer reset the connection (and so is closed)
 	resetSeen bool  // a recv returned the reset
 	resetAt   int64 // the tick of the reset
-	drained   bool  // read to WSAEWOULDBLOCK with all that was sent read
+	drained   bool  // read until it would block, with all that was sent read
 	closed    bool  // s closed without Delete: Delete comes before anything else
 	reg       *registration
 }
@@ -79,26 +74,15 @@ func runSequence(b Backend, ops []op, stats *runStats) (err error) {
 	return r.finish()
 }
 
-func newFixture(tcp bool) (*fixture, error) {
-	f := &fixture{tcp: tcp}
-	var err error
-	if tcp {
-		f.peer, f.s, err = iwinsock.Pair()
-	} else {
-		if f.s, f.addr, err = iwinsock.UDP(); err == nil {
-			f.peer, err = winsock.Socket(windows.AF_INET, windows.SOCK_DGRAM, windows.IPPROTO_UDP)
-		}
-	}
-	if err == nil {
-		err = winsock.SetNonblock(f.s, true)
-	}
-	return f, err
+// close closes both sockets (the peer unless it reset the connection).
+func (f *fixture) close() {
+	closeSocket(f.s)
+	f.closePeer()
 }
 
-func (f *fixture) close() {
-	windows.Closesocket(f.s)
-	if f.peer != windows.InvalidHandle {
-		windows.Closesocket(f.peer)
+func (f *fixture) closePeer() {
+	if !f.reset {
+		closeSocket(f.peer)
 	}
 }
 
@@ -112,12 +96,7 @@ func (f *fixture) ready() Interest {
 	if !f.tcp || !f.reset {
 		i |= Writable
 	}
-	if f.eof && (f.sent == f.read || !sockettest.UnderWine()) {
-		// Wine's server learns of the peer's FIN only from a read that
-		// finds the buffer empty (it watches the host socket for POLLIN,
-		// not POLLRDHUP): while sent data is unread, neither AFD poll
-		// reports DISCONNECT under Wine. Windows' afd.sys reports it when
-		// the FIN arrives.
+	if f.eof && (f.sent == f.read || hangUpWithDataUnread()) {
 		i |= HangUp
 	}
 	return i
@@ -204,13 +183,13 @@ func (r *runner) do(o op) error {
 		if !f.tcp {
 			buf = make([]byte, 2048)
 		}
-		n, err := winsock.Recv(f.s, buf, 0)
+		n, err := recvSocket(f.s, buf)
 		switch {
 		case err == nil && n > 0 && f.tcp:
 			f.read += n
 		case err == nil && !f.tcp:
 			f.read++
-		case err != nil && f.reset && !errors.Is(err, windows.WSAEWOULDBLOCK):
+		case err != nil && f.reset && !wouldBlock(err):
 			f.resetSeen = true
 		}
 	case opShutdown:
@@ -218,7 +197,7 @@ func (r *runner) do(o op) error {
 			return nil
 		}
 		t0 := r.tick()
-		if err := windows.Shutdown(f.peer, windows.SHUT_WR); err != nil {
+		if err := shutdownSocket(f.peer); err != nil {
 			return fmt.Errorf("shutdown: %w", err)
 		}
 		f.eof = true
@@ -234,11 +213,9 @@ func (r *runner) do(o op) error {
 			r.m.drop(f.reg)
 			f.drained = true
 		}
-		linger := windows.Linger{Onoff: 1, Linger: 0}
-		windows.SetsockoptLinger(f.peer, windows.SOL_SOCKET, windows.SO_LINGER, &linger)
 		t0 := r.tick()
-		windows.Closesocket(f.peer)
-		f.peer, f.reset, f.resetAt = windows.InvalidHandle, true, r.tick()
+		abortSocket(f.peer)
+		f.reset, f.resetAt = true, r.tick()
 		r.edge(f, anyBits, t0, "the peer reset after a drain")
 	case opCloseSock:
 		if f.reg != nil {
@@ -251,7 +228,7 @@ func (r *runner) do(o op) error {
 		if f.reg == nil || r.closed {
 			return r.replace(o.sock)
 		}
-		windows.Closesocket(f.s)
+		closeSocket(f.s)
 		f.closed, f.reg.closed = true, true
 		r.m.drop(f.reg)
 	}
@@ -340,7 +317,7 @@ func (r *runner) settle(i int) error {
 func (r *runner) replace(i int) error {
 	f := r.fix[i]
 	if f.closed {
-		windows.Closesocket(f.peer)
+		f.closePeer()
 	} else {
 		f.close()
 	}
@@ -358,29 +335,25 @@ func (r *runner) send(f *fixture, n int) error {
 	}
 	buf := make([]byte, n)
 	t0 := r.tick()
+	if got, err := sendSocket(f.peer, buf); err != nil || got != n {
+		return fmt.Errorf("send: %d, %v", got, err)
+	}
 	if f.tcp {
-		if got, err := winsock.Send(f.peer, buf, 0); err != nil || got != n {
-			return fmt.Errorf("send: %d, %v", got, err)
-		}
 		f.sent += n
 	} else {
-		to := *f.addr
-		if err := windows.Sendto(f.peer, buf, 0, &to); err != nil {
-			return fmt.Errorf("sendto: %w", err)
-		}
 		f.sent++
 	}
 	r.edge(f, Readable, t0, "data after a drain")
 	return nil
 }
 
-// drain reads until all that was sent has come and the socket says
-// WSAEWOULDBLOCK (or the end of the stream, or the reset).
+// drain reads until all that was sent has come and the socket would block
+// (or the end of the stream, or the reset).
 func (r *runner) drain(f *fixture) error {
 	buf := make([]byte, 4096)
 	deadline := time.Now().Add(smEventually)
 	for {
-		n, err := winsock.Recv(f.s, buf, 0)
+		n, err := recvSocket(f.s, buf)
 		switch {
 		case err == nil && f.tcp && n == 0: // end of stream
 			if f.read < f.sent {
@@ -390,10 +363,10 @@ func (r *runner) drain(f *fixture) error {
 			return nil
 		case err == nil:
 			f.read += map[bool]int{true: n, false: 1}[f.tcp]
-		case f.reset && !errors.Is(err, windows.WSAEWOULDBLOCK):
+		case f.reset && !wouldBlock(err):
 			f.resetSeen = true
 			return nil
-		case !errors.Is(err, windows.WSAEWOULDBLOCK):
+		case !wouldBlock(err):
 			return fmt.Errorf("recv: %w", err)
 		case f.read >= f.sent:
 			f.drained = true

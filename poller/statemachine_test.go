@@ -1,7 +1,7 @@
 // Copyright 2026 The sockstate Authors. All rights reserved.
 // SPDX-License-Identifier: BSD-3-Clause
 
-//go:build windows
+//go:build linux || windows
 
 package poller
 
@@ -54,7 +54,7 @@ const (
 	opWaitBG                      // Wait on a goroutine of its own
 	opWake                        // Wake
 	opSend                        // the peer sends n bytes, or a datagram of n
-	opDrain                       // read until WSAEWOULDBLOCK and all that was sent
+	opDrain                       // read until it would block and all that was sent
 	opReadPart                    // one recv of n bytes at most
 	opShutdown                    // the TCP peer shuts down its sending side
 	opReset                       // the TCP peer resets the connection

@@ -1,7 +1,7 @@
 // Copyright 2026 The sockstate Authors. All rights reserved.
 // SPDX-License-Identifier: BSD-3-Clause
 
-//go:build windows
+//go:build linux || windows
 
 package poller
 
@@ -11,8 +11,6 @@ import (
 	"slices"
 	"strings"
 	"time"
-
-	"golang.org/x/sys/windows"
 )
 
 // The state-machine runner's Waits, its checks of what is owed, Close, and
@@ -196,9 +194,7 @@ func (r *runner) cleanup() {
 			continue
 		}
 		if f.closed {
-			if f.peer != windows.InvalidHandle {
-				windows.Closesocket(f.peer)
-			}
+			f.closePeer()
 			continue
 		}
 		f.close()
