@@ -206,7 +206,10 @@ func (b *psn) refused(err error) {
 
 // close removes every registration in one call. The port is closed next,
 // and the slots with it: no REMOVE packet is waited for, and the REMOVE of
-// a socket that has no registration any more (gone) is no error.
+// a socket that has no registration any more (gone) is no error. A call
+// refused as a whole applied nothing: where one closed socket is enough
+// for that (WSAENOTSOCK for the call, SPEC.md's switch remove_closed), the
+// REMOVEs are made again one at a time.
 func (b *psn) close() error {
 	b.regs = b.regs[:0]
 	for i := range b.p.used {
@@ -219,13 +222,24 @@ func (b *psn) close() error {
 	}
 	err := b.process(b.regs)
 	var refused *sockstate.RegistrationError
-	if errors.As(err, &refused) {
+	switch {
+	case err == nil:
+		return nil
+	case errors.As(err, &refused):
 		for _, f := range refused.Failures {
 			if f.Err != windows.WSAENOTSOCK && f.Err != windows.WSAEINVAL {
 				return err
 			}
 		}
 		return nil
+	case errors.Is(err, windows.WSAENOTSOCK):
+		var first error
+		for _, r := range b.regs {
+			if err := b.apply(r); err != nil && !gone(err) && first == nil {
+				first = err
+			}
+		}
+		return first
 	}
 	return err
 }

@@ -267,6 +267,38 @@ func TestCloseCallsOnce(t *testing.T) {
 	})
 }
 
+// TestPSNCloseAfterSocketClosed: when the batched REMOVE of Close is
+// refused as a whole because one of its sockets is closed (WSAENOTSOCK for
+// the call, the switch remove_closed=call), nothing was applied: Close
+// removes them again one at a time, and returns nil. (It returned the
+// call's error, and left the other registrations standing.)
+func TestPSNCloseAfterSocketClosed(t *testing.T) {
+	p, b := psnPoller(t)
+	for i := range 3 {
+		_, server := sockettest.Pair(t)
+		if err := p.Add(server, uint64(i), Readable, Level); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var removes []int
+	b.refuse = func(op sockstate.Op) error {
+		if op != sockstate.SOCK_NOTIFY_OP_REMOVE {
+			return nil
+		}
+		removes = append(removes, len(b.regs))
+		if len(removes) == 1 {
+			return windows.WSAENOTSOCK // the batch, refused as a whole
+		}
+		return nil
+	}
+	if err := p.Close(); err != nil {
+		t.Fatalf("Close with its batched REMOVE refused for a closed socket: %v", err)
+	}
+	if len(removes) != 4 {
+		t.Errorf("Close made %d REMOVE calls, want the batch and then one a socket (4)", len(removes))
+	}
+}
+
 // psnPoller returns a new poller on ProcessSocketNotifications, or skips
 // where there is none.
 func psnPoller(t *testing.T) (*Poller, *psn) {
