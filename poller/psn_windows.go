@@ -21,8 +21,9 @@ type psn struct {
 	// no I/O between is not known (testdata/psnmodel/SPEC.md, switch
 	// "level"), so the next Wait enables them again, in one call: the
 	// condition is then reported if it still holds, as Level promises.
-	rearm []uintptr
-	regs  []sockstate.SockNotifyRegistration // flush's and close's batch, reused
+	rearm    []uintptr
+	regs     []sockstate.SockNotifyRegistration // flush's and close's batch, reused
+	refusals []refusal                          // processBatch's, reused
 	// refuse, set only by tests, is a seam: an error it returns for the
 	// operation of a call's first registration is the OS's refusal of the
 	// call, which is then not made.
@@ -167,9 +168,8 @@ func (b *psn) translate(e sockstate.OverlappedEntry) (Event, int32, bool) {
 // call under the poller's lock (an ENABLE must not overtake a REMOVE). A
 // refusal leaves the registration as the OS holds it, reporting the
 // socket's readiness as its level trigger does; the slot stays to re-arm
-// at the next Wait, but for a socket that was closed (WSAENOTSOCK), whose
-// slot waits for Delete or Close. A call that fails as a whole applied
-// nothing: every slot stays to re-arm.
+// at the next Wait, unless the socket has no registration any more
+// (gone), whose slot waits for Delete or Close.
 func (b *psn) flush() {
 	b.regs = b.regs[:0]
 	for _, id := range b.rearm {
@@ -178,38 +178,66 @@ func (b *psn) flush() {
 		}
 	}
 	b.rearm = b.rearm[:0]
+	for _, r := range b.processBatch() {
+		if !gone(r.err) {
+			b.rearm = append(b.rearm, b.regs[r.k].CompletionKey)
+		}
+	}
+}
+
+// refusal is a registration of b.regs that the OS did not apply: its index
+// and the error, its entry's or the whole call's.
+type refusal struct {
+	k   int
+	err error
+}
+
+// processBatch makes the registrations of b.regs in one call and returns
+// those the OS refused (in a slice it reuses). A call refused as a whole
+// applied nothing; where one closed socket is enough for that (WSAENOTSOCK
+// for the call, SPEC.md B15 and its switch remove_closed), the
+// registrations are made again one at a time, so that the others are
+// applied.
+func (b *psn) processBatch() []refusal {
 	if len(b.regs) == 0 {
-		return
+		return nil
 	}
-	if err := b.process(b.regs); err != nil {
-		b.refused(err)
+	err := b.process(b.regs)
+	if err == nil {
+		return nil
 	}
+	return b.refusalsOf(err)
 }
 
-// refused keeps to re-arm the slots of flush's batch that err, the batch's
-// error, says were not enabled, but for closed sockets. (A function of its
-// own: errors.As's target would cost flush an allocation on every call.)
-func (b *psn) refused(err error) {
+// refusalsOf turns processBatch's error into refusals. (A function of its
+// own: errors.As's target would cost every batch an allocation.)
+func (b *psn) refusalsOf(err error) []refusal {
+	b.refusals = b.refusals[:0]
 	var refused *sockstate.RegistrationError
-	if !errors.As(err, &refused) {
-		for _, r := range b.regs {
-			b.rearm = append(b.rearm, r.CompletionKey)
+	switch {
+	case errors.As(err, &refused):
+		for _, f := range refused.Failures {
+			one := &sockstate.RegistrationError{Failures: []sockstate.RegistrationFailure{f}}
+			b.refusals = append(b.refusals, refusal{f.Index, one})
 		}
-		return
-	}
-	for _, f := range refused.Failures {
-		if f.Err != windows.WSAENOTSOCK {
-			b.rearm = append(b.rearm, b.regs[f.Index].CompletionKey)
+	case errors.Is(err, windows.WSAENOTSOCK) && len(b.regs) > 1:
+		for k, r := range b.regs {
+			if err := b.apply(r); err != nil {
+				b.refusals = append(b.refusals, refusal{k, err})
+			}
+		}
+	default:
+		for k := range b.regs {
+			b.refusals = append(b.refusals, refusal{k, err})
 		}
 	}
+	return b.refusals
 }
 
-// close removes every registration in one call. The port is closed next,
-// and the slots with it: no REMOVE packet is waited for, and the REMOVE of
-// a socket that has no registration any more (gone) is no error. A call
-// refused as a whole applied nothing: where one closed socket is enough
-// for that (WSAENOTSOCK for the call, SPEC.md's switch remove_closed), the
-// REMOVEs are made again one at a time.
+// close removes every registration in one call (processBatch). The port
+// is closed next, and the slots with it: no REMOVE packet is waited for,
+// and the REMOVE of a socket that has no registration any more (gone) is
+// no error.
 func (b *psn) close() error {
 	b.regs = b.regs[:0]
 	for i := range b.p.used {
@@ -217,31 +245,12 @@ func (b *psn) close() error {
 			b.regs = append(b.regs, b.removal(i))
 		}
 	}
-	if len(b.regs) == 0 {
-		return nil
-	}
-	err := b.process(b.regs)
-	var refused *sockstate.RegistrationError
-	switch {
-	case err == nil:
-		return nil
-	case errors.As(err, &refused):
-		for _, f := range refused.Failures {
-			if f.Err != windows.WSAENOTSOCK && f.Err != windows.WSAEINVAL {
-				return err
-			}
+	for _, r := range b.processBatch() {
+		if !gone(r.err) {
+			return r.err
 		}
-		return nil
-	case errors.Is(err, windows.WSAENOTSOCK):
-		var first error
-		for _, r := range b.regs {
-			if err := b.apply(r); err != nil && !gone(err) && first == nil {
-				first = err
-			}
-		}
-		return first
 	}
-	return err
+	return nil
 }
 
 func sockNotifyFilter(i Interest) sockstate.Filter {

@@ -506,6 +506,45 @@ func TestPSNRearmRefused(t *testing.T) {
 	}
 }
 
+// TestPSNRearmBatchRefused: when the batched ENABLE that re-arms reported
+// Level sockets is refused as a whole because one of them is closed
+// (WSAENOTSOCK for the call, as remove_closed=call has it for REMOVE), the
+// others are enabled one at a time, and none stays to re-arm: one closed
+// socket does not keep the rest from being re-armed at every Wait.
+func TestPSNRearmBatchRefused(t *testing.T) {
+	p, b := psnPoller(t)
+	var servers [2]windows.Handle
+	for k := range servers {
+		var client windows.Handle
+		client, servers[k] = sockettest.Pair(t)
+		if err := p.Add(servers[k], uint64(k), Readable, Level); err != nil {
+			t.Fatal(err)
+		}
+		sockettest.Send(t, client, "x")
+		expect(t, p, uint64(k), Readable)
+	}
+	calls := 0
+	b.refuse = func(op sockstate.Op) error {
+		if op != sockstate.SOCK_NOTIFY_OP_ENABLE {
+			return nil
+		}
+		calls++
+		if calls == 1 {
+			return windows.WSAENOTSOCK // the batch, refused as a whole
+		}
+		return nil
+	}
+	p.mu.Lock()
+	b.rearm = append(b.rearm[:0], p.id(p.mustSlot(t, servers[0])), p.id(p.mustSlot(t, servers[1])))
+	b.flush()
+	left := len(b.rearm)
+	p.mu.Unlock()
+	b.refuse = nil
+	if calls != 3 || left != 0 {
+		t.Errorf("the refused batch: %d ENABLE calls (want the batch and one a socket, 3), %d left to re-arm (want 0)", calls, left)
+	}
+}
+
 // TestAFDRearmRefused: a Level socket whose poll AFD refuses when a Wait
 // polls it again (here: its base handle is not a socket) is freed, as a
 // closed socket's registration is, silently; the others keep working.
