@@ -86,11 +86,11 @@
 //     the last descriptor of the socket, and Add of its number succeeds;
 //     while a second descriptor of it is open (a dup, a child's copy), the
 //     kernel keeps the registration under the closed number, which no
-//     call can reach: its events come under its key until Delete, and
-//     after Delete a Level one that stays ready makes Wait return to the
-//     kernel at once, at full CPU, until that descriptor closes. AFD
-//     reports the close of a socket that has a poll out (Level, Edge, an
-//     armed one-shot) and the poller frees the slot;
+//     call can reach: its events come under its key until Delete, and one
+//     whose condition holds (a Level one that stays ready, or any one hung
+//     up) makes Wait return to the kernel at once, at full CPU, until that
+//     descriptor closes. AFD reports the close of a socket that has a poll
+//     out (Level, Edge, an armed one-shot) and the poller frees the slot;
 //     ProcessSocketNotifications removes the registration silently. Where
 //     the poller has not noticed the close, the handle stays registered
 //     until Delete or Close, and Add of it is refused. Call Delete before
@@ -101,11 +101,15 @@
 //     Readable|HangUp to learn of data and close at once.
 //   - A reset: epoll reports Error with HangUp, and Readable and Writable
 //     if they are asked for (a receive returns the error); AFD reports
-//     Error, and HangUp if asked for. Once the error is read, epoll reports
-//     the socket as closed for good (EPOLLHUP), which a registration whose
-//     interest lacks HangUp does not report and which costs no CPU; on AFD
-//     an aborted connection stays in error (SO_ERROR reads 0), and a Level
-//     registration reports it at every Wait until Delete.
+//     Error, and HangUp if asked for. A failed connect: Error on both, and
+//     on epoll HangUp too if it is asked for. Once the error is read, epoll
+//     reports the socket as closed for good (EPOLLHUP), which the poller
+//     does not hand out (nor for a socket not connected yet, which epoll
+//     reports so too) and which costs no CPU; a Level registration that
+//     asks for Readable or HangUp still reports the end of the stream at
+//     every Wait, as on AFD, where an aborted connection stays in error
+//     (SO_ERROR reads 0) and a Level registration reports it at every
+//     Wait until Delete.
 //   - Sockets of Go's net package: epoll and AFD poll them as any other.
 //     On Windows they are tied to the runtime's completion port, and
 //     whether ProcessSocketNotifications accepts them is not yet known; if

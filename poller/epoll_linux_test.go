@@ -141,3 +141,63 @@ func TestOneEventPerRegistrationPerWait(t *testing.T) {
 		}
 	}
 }
+
+// TestMutedOneShotDisarmedWhenFired: a one-shot registration muted before
+// it fired (a socket not connected yet is hung up for epoll) is disarmed
+// in the kernel once it fires: later connections make no kernel event for
+// it. (Muted, it was held edge triggered and not one-shot, and stayed so:
+// every later edge woke an epoll_wait for a registration that was not
+// armed.) One event of it may still come at once, as it is disarmed.
+func TestMutedOneShotDisarmedWhenFired(t *testing.T) {
+	for _, mode := range []Mode{OneShotLevel, OneShotEdge} {
+		t.Run(mode.String(), func(t *testing.T) {
+			p, err := New()
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer p.Close()
+			l := tcpSocket(t)
+			if err := p.Add(l, 1, Readable, mode); err != nil {
+				t.Fatal(err)
+			}
+			noSpin(t, p, "not connected")
+			if err := unix.Bind(l, &unix.SockaddrInet4{Addr: [4]byte{127, 0, 0, 1}}); err != nil {
+				t.Fatal(err)
+			}
+			if err := unix.Listen(l, 64); err != nil {
+				t.Fatal(err)
+			}
+			dial(t, l)
+			expect(t, p, 1, Readable) // fired: disarmed
+			raw := make([]unix.EpollEvent, 4)
+			unix.EpollWait(p.epfd, raw, 0) // the one the disarm may bring
+			kernel := 0
+			for range 20 {
+				dial(t, l)
+				n, _ := unix.EpollWait(p.epfd, raw, 20)
+				kernel += n
+			}
+			if kernel > 0 {
+				t.Errorf("a fired one-shot: epoll_wait returned %d events of it for 20 connections", kernel)
+			}
+		})
+	}
+}
+
+// TestNotConnectedNoHangUp: a socket not connected yet, which epoll
+// reports as hung up (EPOLLHUP), is no HangUp: the peer has not closed
+// anything. (It was reported as HangUp, at once, where AFD reports
+// nothing.)
+func TestNotConnectedNoHangUp(t *testing.T) {
+	p, err := New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	s := tcpSocket(t)
+	if err := p.Add(s, 1, Readable|HangUp, Level); err != nil {
+		t.Fatal(err)
+	}
+	expectQuiet(t, p, 1, quiet)
+	noSpin(t, p, "a socket not connected yet")
+}

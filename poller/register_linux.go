@@ -158,10 +158,12 @@ func epollEvents(interest Interest, mode Mode) uint32 {
 	return e
 }
 
-// fromEpoll returns what epoll events tell: EPOLLRDHUP (the peer's FIN or
-// reset) and EPOLLHUP (no more in either direction, a reset, or a socket
-// never connected) are HangUp; EPOLLERR (a pending socket error: a reset,
-// a failed connect) is Error.
+// fromEpoll returns what epoll events tell. HangUp is EPOLLRDHUP: the
+// peer's FIN or reset (the kernel sets it with EPOLLIN once nothing more
+// can come in). EPOLLHUP alone (a socket not connected yet, or shut down
+// both ways here) is not the peer's doing and is not handed out: a
+// registration reported with it alone is muted (see mute). EPOLLERR (a
+// pending socket error: a reset, a failed connect) is Error.
 func fromEpoll(e uint32) Interest {
 	var i Interest
 	if e&unix.EPOLLIN != 0 {
@@ -170,7 +172,7 @@ func fromEpoll(e uint32) Interest {
 	if e&unix.EPOLLOUT != 0 {
 		i |= Writable
 	}
-	if e&(unix.EPOLLRDHUP|unix.EPOLLHUP) != 0 {
+	if e&unix.EPOLLRDHUP != 0 {
 		i |= HangUp
 	}
 	if e&unix.EPOLLERR != 0 {

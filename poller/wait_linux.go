@@ -124,6 +124,9 @@ func (p *Poller) deliver(raw []unix.EpollEvent, events []Event, n0 int, wait uin
 			continue
 		case sl.mode.oneShot():
 			sl.armed = false
+			if sl.muted {
+				p.disarm(i)
+			}
 		case sl.muted:
 			p.unmute(i)
 		}
@@ -144,19 +147,33 @@ func (p *Poller) deliver(raw []unix.EpollEvent, events []Event, n0 int, wait uin
 }
 
 // mute holds slot i edge triggered in the kernel: it was reported with
-// nothing its interest takes, EPOLLHUP alone, which nothing clears on a
-// closed socket and which a level-triggered registration (or a one-shot
-// one re-armed) would report at once, at every epoll_wait. Edge triggered,
-// the kernel reports it again only when something happens to the socket.
-// An Edge registration is that already. If the kernel refuses (the
-// descriptor was closed without Delete), it stays as it is.
+// nothing its interest takes (EPOLLHUP alone, which nothing clears on a
+// closed socket), which a level-triggered registration, or a one-shot one
+// armed again, would report again at once, at every epoll_wait (a
+// registration made while its condition holds is reported at once, also
+// edge triggered). Edge triggered and not one-shot, the kernel reports it
+// again only when something happens to the socket. An Edge registration
+// is that already. If the kernel refuses (the descriptor was closed
+// without Delete, and another descriptor of the socket is open), nothing
+// can reach the registration: it is left as it is, and not marked muted.
 func (p *Poller) mute(i int32) {
 	sl := p.at(i)
 	if sl.muted || sl.mode == Edge {
 		return
 	}
-	p.register(i, unix.EPOLL_CTL_MOD, epollEvents(sl.interest, Edge))
-	sl.muted = true
+	if p.register(i, unix.EPOLL_CTL_MOD, epollEvents(sl.interest, Edge)) == nil {
+		sl.muted = true
+	}
+}
+
+// disarm disarms muted one-shot slot i in the kernel once it has fired:
+// muted, it is edge triggered there and not one-shot. Armed one-shot
+// with no interest, it is reported at most once more, at once if it is
+// hung up, and that report goes (the slot is not armed).
+func (p *Poller) disarm(i int32) {
+	if p.register(i, unix.EPOLL_CTL_MOD, epollEvents(0, OneShotEdge)) == nil {
+		p.at(i).muted = false
+	}
 }
 
 // unmute makes the muted Level slot i level triggered again: it has
