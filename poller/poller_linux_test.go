@@ -94,26 +94,6 @@ func TestEpollBadInput(t *testing.T) {
 	}
 }
 
-func TestMillis(t *testing.T) {
-	for d, want := range map[time.Duration]int{
-		-time.Second:                       0,
-		0:                                  0,
-		time.Nanosecond:                    1,
-		time.Millisecond - 1:               1,
-		time.Millisecond:                   1,
-		time.Millisecond + 1:               2,
-		1500 * time.Microsecond:            2,
-		time.Second:                        1000,
-		math.MaxInt32 * time.Millisecond:   math.MaxInt32,
-		math.MaxInt32*time.Millisecond + 1: math.MaxInt32,
-		math.MaxInt64:                      math.MaxInt32,
-	} {
-		if got := millis(d); got != want {
-			t.Errorf("millis(%v) = %d, want %d", d, got, want)
-		}
-	}
-}
-
 // TestTimeoutRoundsUp: a Wait of 1 ns on an idle poller waits epoll's
 // millisecond, not 0 (a busy poll).
 func TestTimeoutRoundsUp(t *testing.T) {

@@ -5,7 +5,10 @@
 
 package poller
 
-import "fmt"
+import (
+	"fmt"
+	"time"
+)
 
 // The slot table that every backend keeps (its state's slots, used, free,
 // under mu): what is the same on every system.
@@ -46,4 +49,19 @@ func (p *Poller) release(i int32) {
 	sl := p.at(i)
 	*sl = slot{gen: sl.gen + 1}
 	p.free = append(p.free, i)
+}
+
+// millis rounds d up to whole milliseconds, the OS's unit, so that a short
+// timeout is not a busy poll, and bounds it to most, what the OS's wait
+// takes: a Wait whose time is not over when the OS's wait returns waits
+// again.
+func millis(d time.Duration, most int64) int64 {
+	if d <= 0 {
+		return 0
+	}
+	ms := d / time.Millisecond
+	if d%time.Millisecond != 0 {
+		ms++
+	}
+	return min(int64(ms), most)
 }

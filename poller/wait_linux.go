@@ -48,9 +48,9 @@ func (p *Poller) wait(events []Event, timeout time.Duration) (int, error) {
 		ms := -1
 		switch {
 		case timeout >= 0 && first:
-			ms = millis(timeout)
+			ms = int(millis(timeout, math.MaxInt32))
 		case timeout >= 0:
-			ms = millis(time.Until(deadline))
+			ms = int(millis(time.Until(deadline), math.MaxInt32))
 		}
 		batch := min(len(events), len(raw))
 		got, err := unix.EpollWait(p.epfd, raw[:batch], ms)
@@ -183,18 +183,4 @@ func (p *Poller) unmute(i int32) {
 	if sl.mode == Level && p.register(i, unix.EPOLL_CTL_MOD, epollEvents(sl.interest, Level)) == nil {
 		sl.muted = false
 	}
-}
-
-// millis rounds d up to whole milliseconds (epoll's unit), so that a short
-// timeout is not a busy poll, and bounds it to what epoll_wait takes; a
-// Wait whose time is not over when epoll_wait returns waits again.
-func millis(d time.Duration) int {
-	if d <= 0 {
-		return 0
-	}
-	ms := d / time.Millisecond
-	if d%time.Millisecond != 0 {
-		ms++
-	}
-	return int(min(ms, math.MaxInt32))
 }

@@ -6,7 +6,6 @@ package poller
 import (
 	"errors"
 	"fmt"
-	"math"
 	"time"
 
 	"golang.org/x/sys/windows"
@@ -47,17 +46,15 @@ func (p *Poller) wait(events []Event, timeout time.Duration) (int, error) {
 		ms := uint32(windows.INFINITE)
 		switch {
 		case timeout >= 0 && first:
-			ms = millis(timeout)
+			ms = uint32(millis(timeout, windows.INFINITE-1))
 		case timeout >= 0:
-			ms = millis(time.Until(deadline))
+			ms = uint32(millis(time.Until(deadline), windows.INFINITE-1))
 		}
 		batch := min(len(events), len(raw)) // one event at most a packet
 		got, err := sockstate.Dequeue(p.port, raw[:batch], ms)
 		switch {
 		case err != nil:
 			return 0, fmt.Errorf("poller: GetQueuedCompletionStatusEx: %w", err)
-		case got == 0: // the time ran out
-			return 0, nil
 		}
 		n, woken, closed := p.gather(&raw, got, batch, events, wait)
 		switch {
@@ -153,14 +150,4 @@ func (p *Poller) deliver(raw []sockstate.OverlappedEntry, events []Event, n0 int
 		p.spareWakes += extra - again
 	}
 	return n, wakes > 0, closed
-}
-
-// millis rounds d up to whole milliseconds, so that a short timeout is not
-// a busy poll.
-func millis(d time.Duration) uint32 {
-	if d <= 0 {
-		return 0
-	}
-	ms := (d + time.Millisecond - 1) / time.Millisecond
-	return uint32(min(ms, math.MaxUint32-1))
 }
