@@ -6,6 +6,7 @@ package poller
 import (
 	"errors"
 	"fmt"
+	"sync"
 	"syscall"
 )
 
@@ -26,28 +27,71 @@ import (
 // for (see Delete), and DeleteConn can no longer reach it: rc.Control of
 // a closed connection fails, with an error matching net.ErrClosed.
 func (p *Poller) AddConn(rc syscall.RawConn, key uint64, interest Interest, mode Mode) error {
-	return control(rc, func(s Socket) error { return p.Add(s, key, interest, mode) })
+	return p.control(rc, connAdd, key, interest, mode)
 }
 
 // ModifyConn changes the registration of the socket of rc as Modify does,
 // inside rc.Control.
 func (p *Poller) ModifyConn(rc syscall.RawConn, key uint64, interest Interest, mode Mode) error {
-	return control(rc, func(s Socket) error { return p.Modify(s, key, interest, mode) })
+	return p.control(rc, connModify, key, interest, mode)
 }
 
 // DeleteConn removes the socket of rc as Delete does, inside rc.Control.
 // Call it before the connection's Close (see AddConn).
 func (p *Poller) DeleteConn(rc syscall.RawConn) error {
-	return control(rc, func(s Socket) error { return p.Delete(s) })
+	return p.control(rc, connDelete, 0, 0, 0)
 }
 
-// control calls call with the socket of rc, inside rc.Control.
-func control(rc syscall.RawConn, call func(s Socket) error) error {
+// The calls that control makes inside rc.Control.
+const (
+	connAdd = iota
+	connModify
+	connDelete
+)
+
+// connCall is one call of control: its function, which rc.Control takes,
+// is made once for the struct, and the structs are pooled, so that a call
+// allocates nothing (a closure passed to an interface method would).
+type connCall struct {
+	p        *Poller
+	op       uint8
+	key      uint64
+	interest Interest
+	mode     Mode
+	err      error
+	f        func(fd uintptr)
+}
+
+var connCalls = sync.Pool{New: func() any {
+	c := new(connCall)
+	c.f = c.run
+	return c
+}}
+
+func (c *connCall) run(fd uintptr) {
+	s := Socket(fd)
+	switch c.op {
+	case connAdd:
+		c.err = c.p.Add(s, c.key, c.interest, c.mode)
+	case connModify:
+		c.err = c.p.Modify(s, c.key, c.interest, c.mode)
+	default:
+		c.err = c.p.Delete(s)
+	}
+}
+
+// control makes the call op with the socket of rc, inside rc.Control.
+func (p *Poller) control(rc syscall.RawConn, op uint8, key uint64, interest Interest, mode Mode) error {
 	if rc == nil {
 		return errors.New("poller: a nil syscall.RawConn")
 	}
-	var err error
-	if cerr := rc.Control(func(fd uintptr) { err = call(Socket(fd)) }); cerr != nil {
+	c := connCalls.Get().(*connCall)
+	c.p, c.op, c.key, c.interest, c.mode, c.err = p, op, key, interest, mode, nil
+	cerr := rc.Control(c.f)
+	err := c.err
+	c.p, c.err = nil, nil
+	connCalls.Put(c)
+	if cerr != nil {
 		return fmt.Errorf("poller: the connection's socket: %w", cerr)
 	}
 	return err

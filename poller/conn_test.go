@@ -116,3 +116,50 @@ func TestConn(t *testing.T) {
 		}
 	})
 }
+
+// TestConnAllocs: ModifyConn, and DeleteConn then AddConn, allocate
+// nothing: re-arming the one-shot registration of a net connection is an
+// event loop's steady state.
+func TestConnAllocs(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, p *Poller) {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer l.Close()
+		c, err := net.Dial("tcp", l.Addr().String())
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		rc, err := c.(*net.TCPConn).SyscallConn()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := p.AddConn(rc, 1, Readable, OneShotLevel); err != nil {
+			if p.Backend() == SocketNotifications {
+				t.Skipf("ProcessSocketNotifications refuses a socket of Go's net package: %v", err)
+			}
+			t.Fatal(err)
+		}
+		k := uint64(1)
+		if n := testing.AllocsPerRun(100, func() {
+			k++
+			if err := p.ModifyConn(rc, k, Readable, OneShotLevel); err != nil {
+				t.Fatal(err)
+			}
+		}); n != 0 {
+			t.Errorf("%.1f allocations a ModifyConn", n)
+		}
+		if n := testing.AllocsPerRun(100, func() {
+			if err := p.DeleteConn(rc); err != nil {
+				t.Fatal(err)
+			}
+			if err := p.AddConn(rc, 1, Readable, OneShotLevel); err != nil {
+				t.Fatal(err)
+			}
+		}); n != 0 {
+			t.Errorf("%.1f allocations a DeleteConn and an AddConn", n)
+		}
+	})
+}
