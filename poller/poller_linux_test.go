@@ -186,6 +186,8 @@ func TestStaleEventDropped(t *testing.T) {
 	i, _ := p.slotOf(a)
 	stale := unix.EpollEvent{Events: unix.EPOLLOUT, Fd: i, Pad: int32(p.at(i).gen)}
 	deliver := func() int {
+		p.mu.Lock()
+		defer p.mu.Unlock()
 		n, _, _ := p.deliver([]unix.EpollEvent{stale}, make([]Event, 4), 0, math.MaxUint64)
 		return n
 	}

@@ -130,7 +130,7 @@ func (p *Poller) deliver(raw []unix.EpollEvent, events []Event, n0 int, wait uin
 		case sl.muted:
 			p.unmute(i)
 		}
-		if sl.wait == wait && int(sl.waitAt) < n0+n {
+		if sl.wait == wait { // gather holds p.mu from this Wait's first batch
 			events[sl.waitAt].Key = sl.key
 			events[sl.waitAt].Events |= ev
 			continue

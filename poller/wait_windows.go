@@ -127,7 +127,7 @@ func (p *Poller) deliver(raw []sockstate.OverlappedEntry, events []Event, n0 int
 			continue
 		}
 		sl := p.at(slot)
-		if sl.wait == wait && int(sl.waitAt) < n0+n {
+		if sl.wait == wait { // gather holds p.mu from this Wait's first batch
 			// Reported already in this Wait: one event, under the key that
 			// is current now (a Modify may have changed it meanwhile).
 			events[sl.waitAt].Key = ev.Key
