@@ -50,8 +50,10 @@ const (
 )
 
 // connCall is one call of control: its function, which rc.Control takes,
-// is made once for the struct, and the structs are pooled, so that a call
-// allocates nothing (a closure passed to an interface method would).
+// is made once for the struct, and the structs are kept for reuse, so
+// that a call allocates nothing (a closure passed to an interface method
+// would). (A free list, not a sync.Pool, which under the race detector
+// drops what is put back at random.)
 type connCall struct {
 	p        *Poller
 	op       uint8
@@ -62,11 +64,32 @@ type connCall struct {
 	f        func(fd uintptr)
 }
 
-var connCalls = sync.Pool{New: func() any {
+var connCalls struct {
+	sync.Mutex
+	free []*connCall
+}
+
+// getConnCall takes a connCall from the free list, or makes one.
+func getConnCall() *connCall {
+	connCalls.Lock()
+	defer connCalls.Unlock()
+	if n := len(connCalls.free); n > 0 {
+		c := connCalls.free[n-1]
+		connCalls.free = connCalls.free[:n-1]
+		return c
+	}
 	c := new(connCall)
 	c.f = c.run
 	return c
-}}
+}
+
+// putConnCall gives c back to the free list.
+func putConnCall(c *connCall) {
+	c.p, c.err = nil, nil
+	connCalls.Lock()
+	connCalls.free = append(connCalls.free, c)
+	connCalls.Unlock()
+}
 
 func (c *connCall) run(fd uintptr) {
 	s := Socket(fd)
@@ -85,12 +108,11 @@ func (p *Poller) control(rc syscall.RawConn, op uint8, key uint64, interest Inte
 	if rc == nil {
 		return errors.New("poller: a nil syscall.RawConn")
 	}
-	c := connCalls.Get().(*connCall)
-	c.p, c.op, c.key, c.interest, c.mode, c.err = p, op, key, interest, mode, nil
+	c := getConnCall()
+	c.p, c.op, c.key, c.interest, c.mode = p, op, key, interest, mode
 	cerr := rc.Control(c.f)
 	err := c.err
-	c.p, c.err = nil, nil
-	connCalls.Put(c)
+	putConnCall(c)
 	if cerr != nil {
 		return fmt.Errorf("poller: the connection's socket: %w", cerr)
 	}
