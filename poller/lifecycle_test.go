@@ -7,6 +7,7 @@ package poller
 
 import (
 	"errors"
+	"fmt"
 	"runtime"
 	"sync"
 	"sync/atomic"
@@ -284,9 +285,33 @@ func TestTimeouts(t *testing.T) {
 }
 
 // TestSteadyStateAllocs: Wait, Add, Modify and Delete allocate nothing
-// once the poller has the room it needs.
+// once the poller has the room it needs; nor does the loop of a one-shot
+// registration, a Wait that reports it and the Modify that re-arms it.
 func TestSteadyStateAllocs(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, p *Poller) {
+		events := make([]Event, 8)
+		oneShotPeer, oneShot := sockettest.Pair(t)
+		if err := p.Add(oneShot, 3, Readable, OneShotLevel); err != nil {
+			t.Fatal(err)
+		}
+		sockettest.Send(t, oneShotPeer, "x") // level: every re-arm reports it
+		var err error
+		if a := testing.AllocsPerRun(50, func() {
+			if n, e := p.Wait(events, eventually); e != nil || n != 1 {
+				err = fmt.Errorf("Wait: %v, %v", events[:n], e)
+			}
+			if e := p.Modify(oneShot, 3, Readable, OneShotLevel); e != nil {
+				err = e
+			}
+		}); a != 0 {
+			t.Errorf("%v allocations a Wait and a Modify that re-arms a one-shot", a)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := p.Delete(oneShot); err != nil {
+			t.Fatal(err)
+		}
 		client, server := sockettest.Pair(t)
 		_, other := sockettest.Pair(t)
 		if err := p.Add(server, 1, Readable, Level); err != nil {
@@ -294,7 +319,6 @@ func TestSteadyStateAllocs(t *testing.T) {
 		}
 		sockettest.Send(t, client, "x")
 		expect(t, p, 1, Readable)
-		events := make([]Event, 8)
 		for _, c := range []struct {
 			name string
 			call func() error

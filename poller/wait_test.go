@@ -90,48 +90,6 @@ func TestWaitAllocs(t *testing.T) {
 	})
 }
 
-// TestCallAllocs: re-arming a one-shot registration does not allocate, nor
-// do adding and deleting a socket while the slot array has room.
-func TestCallAllocs(t *testing.T) {
-	forEachBackend(t, func(t *testing.T, p *Poller) {
-		client, server := sockettest.Pair(t)
-		if err := p.Add(server, 1, Readable, OneShotLevel); err != nil {
-			t.Fatal(err)
-		}
-		sockettest.Send(t, client, "x") // level: every re-arm reports it
-		events := make([]Event, 8)
-		rearm := testing.AllocsPerRun(50, func() {
-			if n, err := p.Wait(events, 5*time.Second); n != 1 || err != nil {
-				t.Fatalf("Wait: %d, %v", n, err)
-			}
-			if err := p.Modify(server, 1, Readable, OneShotLevel); err != nil {
-				t.Fatal(err)
-			}
-		})
-		if rearm != 0 {
-			t.Errorf("%.1f allocations a Wait and a Modify that re-arms", rearm)
-		}
-		other, _ := sockettest.Pair(t)
-		addDelete := testing.AllocsPerRun(50, func() {
-			if err := p.Add(other, 2, Readable, Level); err != nil {
-				t.Fatal(err)
-			}
-			if err := p.Delete(other); err != nil {
-				t.Fatal(err)
-			}
-			// Takes server's event, and the packet that frees other's
-			// slot if it has come (AFD).
-			if _, err := p.Wait(events, 5*time.Second); err != nil {
-				t.Fatal(err)
-			}
-			p.Modify(server, 1, Readable, OneShotLevel)
-		})
-		if addDelete != 0 {
-			t.Errorf("%.1f allocations an Add, a Delete and a Wait", addDelete)
-		}
-	})
-}
-
 // TestWaitNumberComesRound: 2^32 Waits after a Wait reported socket a
 // first, a Wait that takes b's packet and then a's reports both, each
 // under its own key. (A Wait numbered in 32 bits had the number of that
