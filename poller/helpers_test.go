@@ -108,29 +108,10 @@ func expectQuiet(t *testing.T, p *Poller, key uint64, d time.Duration) {
 	}
 }
 
-// mustSlot returns the index of socket s's slot, for a test that looks
-// inside it.
-func (p *Poller) mustSlot(t *testing.T, s Socket) int32 {
-	t.Helper()
-	i, ok := p.slotOf(s)
-	if !ok {
-		t.Fatalf("socket %#x has no slot", uintptr(s))
-	}
-	return i
-}
-
 // slotsInUse returns how many slots are handed out: registrations, and
 // (on Windows) those deleted whose removal the OS has not confirmed.
 func (p *Poller) slotsInUse() int {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return int(p.used) - len(p.free)
-}
-
-// registered reports whether socket s has an active slot.
-func (p *Poller) registered(s Socket) bool {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	_, ok := p.slotOf(s)
-	return ok
 }

@@ -264,3 +264,22 @@ func TestNetPackageSocket(t *testing.T) {
 		expect(t, p, 50, Readable)
 	})
 }
+
+// mustSlot returns the index of socket s's slot, for a test that looks
+// inside it.
+func (p *Poller) mustSlot(t *testing.T, s Socket) int32 {
+	t.Helper()
+	i, ok := p.slotOf(s)
+	if !ok {
+		t.Fatalf("socket %#x has no slot", uintptr(s))
+	}
+	return i
+}
+
+// registered reports whether socket s has an active slot.
+func (p *Poller) registered(s Socket) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	_, ok := p.slotOf(s)
+	return ok
+}

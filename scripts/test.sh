@@ -104,6 +104,27 @@ run_tests() {
 # pass.
 model_switches=(trigger=refuse remove_packet=coalesced remove_closed=call second_port=ignore second_port=move
 	empty_call=einval level=change result=one overlapped=junk tied_socket=refuse)
+# switch_run SW: model_runs' packages with the model's switch SW, as
+# test2json output.
+switch_run() {
+	local sw="$1" pkg
+	# result=one is contradicted by every observation through ws2_32
+	# (SPEC.md, B30): only the recorder, which must detect it, runs.
+	local run=("${pkgs[@]}")
+	[ "$sw" = result=one ] && run=(./internal/psnfacts)
+	for pkg in "${run[@]}"; do
+		# The echo example's stress tests too, at 2,000 sockets (as
+		# stress_runs below).
+		local extra=()
+		[ "$pkg" = ./examples/echo ] && extra=(-stress -stress.sockets 2000)
+		# -test.timeout as go test sets it: a hang ends in a panic with
+		# every goroutine's stack, not in CI's own time limit; timeout(1)
+		# for a hang of Wine itself.
+		(cd "$pkg" && env "${env[@]}" SOCKSTATE_PSN_MODEL="$sw" timeout -k 30 660 \
+			wine "$work/model/$(basename "$(realpath .)").exe" -test.v=test2json -test.count=1 -test.timeout=10m "${extra[@]}" 2>&1 |
+			go tool test2json -t -p "github.com/sockstate/sockstate${pkg#.}")
+	done
+}
 model_runs() {
 	local env=(GOOS=windows GOARCH=amd64 SOCKSTATE_ABI_STUB="$(stub_path amd64)" SOCKSTATE_PSN_MODEL_DLL="$model_path")
 	run_tests "windows/amd64 model" "${env[@]}" -- -tags sockstate_psnmodel
@@ -112,25 +133,17 @@ model_runs() {
 	for pkg in "${pkgs[@]}"; do
 		env "${env[@]}" go test -c -tags sockstate_psnmodel -o "$work/model/$(basename "$(realpath "$pkg")").exe" "$pkg"
 	done
-	local sw
+	# Two switches at a time, each its own Wine processes on the prefix's
+	# server; their output is reported in order once all have ended.
+	local sw i=0
+	for sw in "${model_switches[@]}"; do
+		switch_run "$sw" >"$work/model/$sw.json" 2>&1 &
+		if ((++i % 2 == 0)); then wait; fi
+	done
+	wait
 	for sw in "${model_switches[@]}"; do
 		step "go test: windows/amd64 model [$sw]"
-		# result=one is contradicted by every observation through ws2_32
-		# (SPEC.md, B30): only the recorder, which must detect it, runs.
-		local run=("${pkgs[@]}")
-		[ "$sw" = result=one ] && run=(./internal/psnfacts)
-		for pkg in "${run[@]}"; do
-			# The echo example's stress tests too, at 2,000 sockets (as
-			# stress_runs below).
-			local extra=()
-			[ "$pkg" = ./examples/echo ] && extra=(-stress -stress.sockets 2000)
-			# -test.timeout as go test sets it: a hang ends in a panic
-			# with every goroutine's stack, not in CI's own time limit;
-			# timeout(1) for a hang of Wine itself.
-			(cd "$pkg" && env "${env[@]}" SOCKSTATE_PSN_MODEL="$sw" timeout -k 30 660 \
-				wine "$work/model/$(basename "$(realpath .)").exe" -test.v=test2json -test.count=1 -test.timeout=10m "${extra[@]}" 2>&1 |
-				go tool test2json -t -p "github.com/sockstate/sockstate${pkg#.}")
-		done | "$work/testreport" -label "windows/amd64 model [$sw]" -state "$state"
+		"$work/testreport" -label "windows/amd64 model [$sw]" -state "$state" <"$work/model/$sw.json"
 	done
 }
 # soak N: the state-machine test of the poller (poller/statemachine_test.go)
