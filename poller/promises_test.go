@@ -31,9 +31,12 @@ import (
 //   - one event per registration per Wait;
 //   - a one-shot registration is reported at most once per arming, to the
 //     Waits that start after the arming returned;
+//   - where the OS drops a registration when its socket closes (epoll), no
+//     Wait that starts after a close without Delete reports it;
 //   - obligations (obligation): Level is reported while ready, to a Wait
 //     that starts after the check; Edge after a drain and a new arrival;
-//     an armed one-shot that is ready, once;
+//     an armed one-shot that is ready, once; and what one backend promises
+//     beyond the others (statemachine_differences_test.go);
 //   - an infinite Wait returns (0, nil) only for a Wake: k Wakes release at
 //     most k such Waits, and (checked by the runner) at least k blocked;
 //   - a Wait returns an error only once Close has begun, and it is
@@ -51,7 +54,8 @@ type registration struct {
 	armed    bool  // a one-shot that the model has not seen fire
 	armStart int64 // the tick before the Add or Modify that armed it
 	ended    bool
-	closed   bool // its socket was closed without Delete: no promises
+	closed   bool  // its socket was closed without Delete: no promises (but see model.closeDrops)
+	closedAt int64 // the tick after that close
 }
 
 // keyLife is one key's time: from the start of the call that set it to the
@@ -100,6 +104,10 @@ type model struct {
 	wakeReturns []int64 // end ticks of infinite Waits that returned (0, nil)
 	closeStart  int64   // 0 until Close begins
 	closeEnd    int64   // 0 until Close returns
+	// closeDrops: the OS drops a registration when its socket closes
+	// (epoll; the package doc's differences): no Wait that starts after
+	// a close without Delete reports it.
+	closeDrops bool
 }
 
 func newModel() *model { return &model{keys: make(map[uint64]*keyLife)} }
@@ -175,6 +183,8 @@ func (m *model) check(w waitResult) error {
 			return fmt.Errorf("%v: key %d reported %v, its interest is %v", w, e.Key, e.Events, k.interest)
 		case seen[k.reg]:
 			return fmt.Errorf("%v: registration %d reported twice in one Wait", w, k.reg.id)
+		case m.closeDrops && k.reg.closed && w.start > k.reg.closedAt:
+			return fmt.Errorf("%v: key %d's socket was closed without Delete at tick %d, before the Wait, and the OS dropped its registration", w, e.Key, k.reg.closedAt)
 		}
 		seen[k.reg] = true
 		if k.mode.oneShot() && w.start > k.armEnd {

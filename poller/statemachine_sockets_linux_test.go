@@ -52,8 +52,28 @@ func newFixture(tcp bool) (*fixture, error) {
 	}
 	if tcp {
 		unix.Close(l)
+		if err == nil {
+			f.s = lowest(f.s)
+		}
 	}
 	return f, err
+}
+
+// lowest moves descriptor s to the lowest number free, as a socket made
+// alone would have: a number that a socket closed without Delete left is
+// given to the next watched socket, as it is in a program (the accepted
+// socket came after the listener and the peer, and would not have it).
+// The socket keeps one descriptor.
+func lowest(s int) int {
+	d, err := unix.FcntlInt(uintptr(s), unix.F_DUPFD_CLOEXEC, 0)
+	if err != nil || d > s {
+		if err == nil {
+			unix.Close(d)
+		}
+		return s
+	}
+	unix.Close(s)
+	return d
 }
 
 func closeSocket(s Socket) {

@@ -75,15 +75,7 @@ func (r *runner) check() error {
 		if reg == nil || reg.closed {
 			continue
 		}
-		bits := f.ready() & reg.interest
-		// A reset owes an event to Readable and HangUp (the peer reset
-		// the connection), and to Error alone if registered before it:
-		// whether an ENABLE of a socket reset already reports the error
-		// the doc does not say.
-		if f.reset && !f.resetSeen && (reg.interest&(Readable|HangUp) != 0 || reg.interest&Error != 0 && reg.armStart < f.resetAt) {
-			bits = anyBits
-		}
-		switch {
+		switch bits := r.owedBits(f, reg); {
 		case bits == 0:
 		case reg.mode == Level:
 			r.m.owe(reg, bits, now, true, "Level while ready")
