@@ -199,6 +199,9 @@ else
 	step "go test: windows/386 not run: wine32 is not installed (see setup above); 386 was built and vetted"
 fi
 run_tests "linux/amd64 natively (epoll) -race" -- -race
+step "the state-machine test natively on epoll with -race: 1,000 sequences (real epoll as the oracle)"
+go test -count=1 -race -run '^TestStateMachine$' -v ./poller -sequences=1000 |
+	grep -E '^(---|ok|FAIL|panic)|^\s+(---|statemachine)|WARNING: DATA RACE'
 step "stress natively with -race: 10,000 sockets on one epoll poller; 1,000,000 messages echoed"
 go test -count=1 -race -timeout 10m -run '^TestStress' -v ./examples/echo -stress |
 	grep -E '^(---|ok|FAIL|panic)|echo_test.go|WARNING: DATA RACE'
