@@ -79,9 +79,9 @@
 //     emulates Edge by polling again after each event, so a socket drained
 //     in part is reported again. A caller that drains each event until the
 //     call would block, as edge triggering requires, sees the same events
-//     on all three. A Modify to Edge of a socket that is ready already
-//     reports it at once on epoll and AFD; ProcessSocketNotifications waits
-//     for the next change.
+//     on all three. An Add or a Modify to Edge (or OneShotEdge) of a socket
+//     that is ready already reports it at once on epoll, a Modify to Edge
+//     on AFD too; ProcessSocketNotifications waits for the next change.
 //   - A socket closed without Delete: epoll drops the registration with
 //     the last descriptor of the socket, and Add of its number succeeds;
 //     while a second descriptor of it is open (a dup, a child's copy), the
