@@ -99,7 +99,7 @@ run_tests() {
 # model_runs: the whole suite against the reference model of
 # ProcessSocketNotifications (testdata/psnmodel/SPEC.md), then the tests of
 # the raw call and its rows, the scenarios, the poller's suite, the echo
-# example (its stress tests at 2,000 sockets) and the facts recorder once
+# example and the facts recorder once
 # per value of each switch. Labelled "model": never a Windows
 # pass.
 model_switches=(trigger=refuse remove_packet=coalesced remove_closed=call second_port=ignore second_port=move
@@ -113,15 +113,12 @@ switch_run() {
 	local run=("${pkgs[@]}")
 	[ "$sw" = result=one ] && run=(./internal/psnfacts)
 	for pkg in "${run[@]}"; do
-		# The echo example's stress tests too, at 2,000 sockets (as
-		# stress_runs below).
-		local extra=()
-		[ "$pkg" = ./examples/echo ] && extra=(-stress -stress.sockets 2000)
 		# -test.timeout as go test sets it: a hang ends in a panic with
 		# every goroutine's stack, not in CI's own time limit; timeout(1)
-		# for a hang of Wine itself.
+		# for a hang of Wine itself. (The echo example's stress tests run
+		# on the model once, in stress_runs below.)
 		(cd "$pkg" && env "${env[@]}" SOCKSTATE_PSN_MODEL="$sw" timeout -k 30 660 \
-			wine "$work/model/$(basename "$(realpath .)").exe" -test.v=test2json -test.count=1 -test.timeout=10m "${extra[@]}" 2>&1 |
+			wine "$work/model/$(basename "$(realpath .)").exe" -test.v=test2json -test.count=1 -test.timeout=10m 2>&1 |
 			go tool test2json -t -p "github.com/sockstate/sockstate${pkg#.}")
 	done
 }
