@@ -7,12 +7,10 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"sync"
 
 	"golang.org/x/sys/unix"
 
 	"github.com/sockstate/sockstate/internal/blocks"
-	"github.com/sockstate/sockstate/internal/slotindex"
 )
 
 // state is a Poller's, on this system.
@@ -22,14 +20,7 @@ type state struct {
 	// once the poller is closed: it is written and read under mu only.
 	wakefd int
 
-	mu       sync.Mutex
-	slots    blocks.Array[slot] // slots[:used] have been handed out
-	used     int32
-	free     []int32
-	bySocket slotindex.Table // the active slots, by descriptor
-	closed   bool
-	waiters  sync.WaitGroup // Waits under way, for Close
-	waits    uint64         // Waits started: each Wait's number
+	table
 	// wakes are the Wakes that no Wait has consumed yet: each releases one
 	// Wait, blocked or the next to start.
 	wakes   int

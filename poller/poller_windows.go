@@ -6,14 +6,11 @@ package poller
 import (
 	"errors"
 	"fmt"
-	"sync"
 	"sync/atomic"
 
 	"golang.org/x/sys/windows"
 
 	"github.com/sockstate/sockstate"
-	"github.com/sockstate/sockstate/internal/blocks"
-	"github.com/sockstate/sockstate/internal/slotindex"
 )
 
 // Completion keys of the packets the poller posts itself. (A slot's ID
@@ -31,19 +28,12 @@ type state struct {
 	port    windows.Handle
 	impl    backend
 
-	mu       sync.Mutex
-	slots    blocks.Array[slot] // slots[:used] have been handed out
-	used     int32
-	free     []int32
-	bySocket slotindex.Table // the active slots, by socket
-	closed   bool
-	waiters  sync.WaitGroup
-	waiting  atomic.Int32 // Waits under way
+	table
+	waiting atomic.Int32 // Waits under way
 	// spareWakes are Wakes dequeued in one batch beyond the one that
 	// batch's Wait consumed and beyond the Waits there were to release:
 	// each makes a Wait that starts return at once.
 	spareWakes int
-	waits      uint64 // Waits started: each Wait's number
 }
 
 // backend is what differs between the OS mechanisms. Its methods run with

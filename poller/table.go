@@ -7,11 +7,25 @@ package poller
 
 import (
 	"fmt"
+	"sync"
 	"time"
+
+	"github.com/sockstate/sockstate/internal/blocks"
+	"github.com/sockstate/sockstate/internal/slotindex"
 )
 
-// The slot table that every backend keeps (its state's slots, used, free,
-// under mu): what is the same on every system.
+// table is the part of a Poller's state that every system's has: the
+// slots, their index by socket, and the count of Waits.
+type table struct {
+	mu       sync.Mutex
+	slots    blocks.Array[slot] // slots[:used] have been handed out
+	used     int32
+	free     []int32
+	bySocket slotindex.Table // the active slots, by socket
+	closed   bool
+	waiters  sync.WaitGroup // Waits under way, for Close
+	waits    uint64         // Waits started: each Wait's number
+}
 
 // lock locks p, unless it is closed.
 func (p *Poller) lock() error {
