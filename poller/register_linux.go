@@ -42,24 +42,10 @@ func (p *Poller) add(s Socket, key uint64, interest Interest, mode Mode) error {
 	return nil
 }
 
-// modify is Modify.
-func (p *Poller) modify(s Socket, key uint64, interest Interest, mode Mode) error {
-	if err := p.lock(); err != nil {
-		return err
-	}
-	defer p.mu.Unlock()
-	if err := check(s, interest, mode); err != nil {
-		return err
-	}
-	i, ok := p.slotOf(s)
-	if !ok {
-		return ErrNotRegistered
-	}
+// reregister is Modify's system call for slot i of socket s, with p.mu
+// held (table.go's modify).
+func (p *Poller) reregister(i int32, s Socket, key uint64, interest Interest, mode Mode) error {
 	sl := p.at(i)
-	if sl.armed && sl.interest == interest && sl.mode == mode {
-		sl.key = key
-		return nil
-	}
 	if err := p.register(i, unix.EPOLL_CTL_MOD, epollEvents(interest, mode)); err != nil {
 		if closedUnregistered(err) {
 			p.drop(i)

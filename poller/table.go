@@ -37,6 +37,27 @@ func (p *Poller) lock() error {
 	return nil
 }
 
+// modify is Modify: a change of the key alone of an armed registration is
+// the table's; what needs the OS is each system's reregister.
+func (p *Poller) modify(s Socket, key uint64, interest Interest, mode Mode) error {
+	if err := p.lock(); err != nil {
+		return err
+	}
+	defer p.mu.Unlock()
+	if err := check(s, interest, mode); err != nil {
+		return err
+	}
+	i, ok := p.slotOf(s)
+	if !ok {
+		return ErrNotRegistered
+	}
+	if sl := p.at(i); sl.armed && sl.interest == interest && sl.mode == mode {
+		sl.key = key
+		return nil
+	}
+	return p.reregister(i, s, key, interest, mode)
+}
+
 // alloc takes a free slot, or a new one.
 func (p *Poller) alloc() (int32, error) {
 	if n := len(p.free); n > 0 {
