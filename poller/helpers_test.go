@@ -36,9 +36,7 @@ type waited struct {
 // that does neither within eventually is reported with t.Error, not
 // t.Fatal, so that a goroutine of a test can call it too.
 func startWait(t *testing.T, p *Poller, room int, timeout time.Duration) <-chan waited {
-	p.mu.Lock()
-	before := p.waits
-	p.mu.Unlock()
+	before := p.begun.Load()
 	c := make(chan waited, 1)
 	go func() {
 		events := make([]Event, room)
@@ -46,9 +44,7 @@ func startWait(t *testing.T, p *Poller, room int, timeout time.Duration) <-chan 
 		c <- waited{events[:n], err}
 	}()
 	for deadline := time.Now().Add(eventually); ; time.Sleep(time.Millisecond) {
-		p.mu.Lock()
-		started := p.waits != before
-		p.mu.Unlock()
+		started := p.begun.Load() != before
 		if started || len(c) > 0 { // counted itself, or returned already
 			return c
 		}

@@ -50,7 +50,7 @@ func newPoller(c config) (*Poller, error) {
 	// Level triggered: while it is readable, every Wait that blocks is
 	// woken, each in turn, so k Wakes reach k Waits and Close all of them.
 	ev := unix.EpollEvent{Events: unix.EPOLLIN, Fd: wakeIndex}
-	if err := unix.EpollCtl(epfd, unix.EPOLL_CTL_ADD, wakefd, &ev); err != nil {
+	if err := ctl(epfd, unix.EPOLL_CTL_ADD, wakefd, &ev); err != nil {
 		unix.Close(wakefd)
 		unix.Close(epfd)
 		return nil, fmt.Errorf("poller: epoll_ctl of the eventfd: %w", err)
@@ -120,7 +120,7 @@ func (p *Poller) close() error {
 		// Waits may stay blocked: the descriptors stay open for them.
 		return err
 	}
-	p.waiters.Wait()
+	p.drain()
 
 	p.mu.Lock()
 	defer p.mu.Unlock()

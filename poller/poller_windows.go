@@ -6,7 +6,6 @@ package poller
 import (
 	"errors"
 	"fmt"
-	"sync/atomic"
 
 	"golang.org/x/sys/windows"
 
@@ -29,7 +28,6 @@ type state struct {
 	impl    backend
 
 	table
-	waiting atomic.Int32 // Waits under way
 	// spareWakes are Wakes dequeued in one batch beyond the one that
 	// batch's Wait consumed and beyond the Waits there were to release:
 	// each makes a Wait that starts return at once.
@@ -118,7 +116,7 @@ func (p *Poller) close() error {
 	p.closed = true
 	err := p.post(closeKey)
 	p.mu.Unlock()
-	p.waiters.Wait()
+	p.drain()
 
 	p.mu.Lock()
 	defer p.mu.Unlock()

@@ -75,7 +75,7 @@ func (p *Poller) delete(s Socket) error {
 	if !ok {
 		return ErrNotRegistered
 	}
-	if err := unix.EpollCtl(p.epfd, unix.EPOLL_CTL_DEL, s, nil); err != nil && !closedUnregistered(err) {
+	if err := ctl(p.epfd, unix.EPOLL_CTL_DEL, s, nil); err != nil && !closedUnregistered(err) {
 		return fmt.Errorf("poller: epoll_ctl DEL of descriptor %d: %w", s, err)
 	}
 	p.drop(i)
@@ -88,7 +88,7 @@ func (p *Poller) delete(s Socket) error {
 func (p *Poller) register(i int32, op int, events uint32) error {
 	sl := p.at(i)
 	ev := unix.EpollEvent{Events: events, Fd: i, Pad: int32(sl.gen + 1)}
-	if err := unix.EpollCtl(p.epfd, op, int(sl.fd), &ev); err != nil {
+	if err := ctl(p.epfd, op, int(sl.fd), &ev); err != nil {
 		if op == unix.EPOLL_CTL_ADD {
 			return fmt.Errorf("poller: epoll_ctl ADD of descriptor %d: %w", sl.fd, err)
 		}

@@ -8,6 +8,7 @@ package poller
 import (
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/sockstate/sockstate/internal/blocks"
@@ -15,7 +16,7 @@ import (
 )
 
 // table is the part of a Poller's state that every system's has: the
-// slots, their index by socket, and the count of Waits.
+// slots, their index by socket, and the Waits under way.
 type table struct {
 	mu       sync.Mutex
 	slots    blocks.Array[slot] // slots[:used] have been handed out
@@ -23,8 +24,50 @@ type table struct {
 	free     []int32
 	bySocket slotindex.Table // the active slots, by socket
 	closed   bool
-	waiters  sync.WaitGroup // Waits under way, for Close
-	waits    uint64         // Waits started: each Wait's number
+	waits    uint64 // numbers the holds of mu in which Waits report events (deliver)
+
+	// waiting counts the Waits under way, which hold the OS's port or
+	// epoll instance open, with closing, once Close has begun: a Wait
+	// counts itself in (enter) without taking mu, and Close waits for the
+	// last one out (drained).
+	waiting atomic.Uint64
+	drained chan struct{}
+	begun   atomic.Uint64 // Waits counted in, ever: how a test knows that one has begun
+}
+
+// closing is the bit of table.waiting that Close sets.
+const closing = 1 << 63
+
+// enter counts a Wait in, unless Close has begun.
+func (p *Poller) enter() bool {
+	for {
+		v := p.waiting.Load()
+		if v&closing != 0 {
+			return false
+		}
+		if p.waiting.CompareAndSwap(v, v+1) {
+			p.begun.Add(1)
+			return true
+		}
+	}
+}
+
+// leave counts a Wait out; the last one out after Close has begun lets
+// Close go on.
+func (p *Poller) leave() {
+	if p.waiting.Add(^uint64(0)) == closing {
+		close(p.drained)
+	}
+}
+
+// drain is Close's: it stops Waits from counting themselves in and waits
+// for those under way to leave. Close calls it once, with p.closed set
+// and every Wait woken.
+func (p *Poller) drain() {
+	p.drained = make(chan struct{})
+	if p.waiting.Or(closing) != 0 {
+		<-p.drained
+	}
 }
 
 // lock locks p, unless it is closed.

@@ -12,7 +12,10 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// wait is Wait. EINTR is retried with the time left. The kernel reports
+// wait is Wait. It takes what is ready first (poll), and blocks in
+// epoll_wait only if nothing is; EINTR is retried with the time left,
+// counted from the first epoll_wait that blocks (what came before it, a
+// poll and what Wait made of it, takes microseconds). The kernel reports
 // EPOLLHUP (and EPOLLERR) whatever the interest: a Level or one-shot
 // registration reported with nothing its interest takes (a hang-up without
 // HangUp in the interest, as on a socket reset or never connected once
@@ -21,96 +24,96 @@ import (
 // interest takes (a Level one is then level triggered again) or Modify
 // changes it.
 func (p *Poller) wait(events []Event, timeout time.Duration) (int, error) {
-	if err := p.lock(); err != nil {
-		return 0, err
+	if !p.enter() {
+		return 0, ErrClosed
 	}
+	defer p.leave()
 	if len(events) == 0 {
-		p.mu.Unlock()
 		return 0, errors.New("poller: Wait needs room for at least one event")
 	}
-	if p.wakes > 0 {
-		p.consumeWake()
-		p.mu.Unlock()
-		return 0, nil
-	}
-	p.waiters.Add(1)
-	p.waits++
-	wait := p.waits
-	p.mu.Unlock()
-	defer p.waiters.Done()
-
-	var deadline time.Time // read only with a timeout to wait for
-	if timeout > 0 {
-		deadline = time.Now().Add(timeout)
-	}
 	var raw [64]unix.EpollEvent
-	for first := true; ; first = false {
-		ms := -1
-		switch {
-		case timeout >= 0 && first:
-			ms = int(millis(timeout, math.MaxInt32))
-		case timeout >= 0:
-			ms = int(millis(time.Until(deadline), math.MaxInt32))
-		}
+	var deadline time.Time // set when the Wait first blocks with a time to count
+	for {
 		batch := min(len(events), len(raw))
-		got, err := unix.EpollWait(p.epfd, raw[:batch], ms)
+		got, err := poll(p.epfd, raw[:batch])
+		ms := 0 // a poll: what is ready now
+		if got == 0 && err == nil && timeout != 0 {
+			switch {
+			case timeout < 0:
+				ms = -1
+			case deadline.IsZero():
+				deadline = time.Now().Add(timeout)
+				ms = int(millis(timeout, math.MaxInt32))
+			default:
+				ms = int(millis(time.Until(deadline), math.MaxInt32))
+			}
+			if ms != 0 {
+				got, err = unix.EpollWait(p.epfd, raw[:batch], ms)
+			}
+		}
 		switch {
 		case err == unix.EINTR:
-			got = 0 // the time left, if any, is waited below
+			continue // with the time left, if any
 		case err != nil:
 			return 0, fmt.Errorf("poller: epoll_wait: %w", err)
+		case got == 0 && ms >= 0 && ms < math.MaxInt32:
+			// The eventfd is not readable (no Wake, no Close to see), and
+			// the time is over: the kernel waits no less than it is asked.
+			return 0, nil
 		}
-		n, woken, closed := p.gather(&raw, got, batch, events, wait)
+		n, woken, closed := p.gather(&raw, got, batch, events)
 		switch {
 		case closed:
 			return 0, ErrClosed
 		case woken || n > 0:
 			return n, nil
-		case timeout == 0 || timeout > 0 && !time.Now().Before(deadline):
+		case timeout == 0:
 			return 0, nil
 		}
 	}
 }
 
 // gather turns the got events in raw, of an epoll_wait of batch, into
-// events of the Wait numbered wait, and takes whatever else is ready
-// already, without waiting, while a full batch brings a new registration
-// and events has room (Level ones come again in each batch). It holds p.mu
-// from the first batch to the last, so that no other Wait reports a
+// events, and takes whatever else is ready already, without waiting,
+// while a full batch brings a new registration and events has room
+// (Level ones come again in each batch). It holds p.mu from the first
+// batch to the last, under one number, so that no other Wait reports a
 // registration between two batches of this one: the slot's record of the
-// Wait that reported it last (deliver) stays this Wait's, and the
+// hold that reported it last (deliver) stays this one's, and the
 // registration's event in a later batch adds to the one it has instead of
 // making a second one.
-func (p *Poller) gather(raw *[64]unix.EpollEvent, got, batch int, events []Event, wait uint64) (n int, woken, closed bool) {
+func (p *Poller) gather(raw *[64]unix.EpollEvent, got, batch int, events []Event) (n int, woken, closed bool) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	p.waits++
 	for {
-		k, w, c := p.deliver(raw[:got], events, n, wait)
+		k, w, c := p.deliver(raw[:got], events, n)
 		n += k
 		if w || c || got < batch || k == 0 || n == len(events) {
 			return n, w, c
 		}
 		batch = min(len(events)-n, len(raw))
 		var err error
-		if got, err = unix.EpollWait(p.epfd, raw[:batch], 0); err != nil || got == 0 {
+		if got, err = poll(p.epfd, raw[:batch]); err != nil || got == 0 {
 			return n, false, false // the events first; an error comes again to the next Wait
 		}
 	}
 }
 
-// deliver turns the kernel's events into the caller's, with p.mu held.
-// The Wait numbered wait has events[:n0] already. It consumes a Wake if the eventfd is among
-// them and one is pending (k Wakes release k Waits: the eventfd stays
-// readable, and wakes the Waits that block, until the last is consumed).
-func (p *Poller) deliver(raw []unix.EpollEvent, events []Event, n0 int, wait uint64) (n int, woken, closed bool) {
+// deliver turns the kernel's events into the caller's, with p.mu held,
+// in the hold numbered p.waits, which has events[:n0] already. It
+// consumes a Wake if one is pending (k Wakes release k Waits: the eventfd
+// stays readable, and wakes the Waits that block, until the last is
+// consumed; a Wait that starts while one is pending finds it so, and
+// returns at once, with the eventfd among its events or not).
+func (p *Poller) deliver(raw []unix.EpollEvent, events []Event, n0 int) (n int, woken, closed bool) {
 	if p.closed {
 		return 0, false, true
 	}
-	wake := false
+	wait := p.waits
 	for k := range raw {
 		e := &raw[k]
 		if e.Fd == wakeIndex {
-			wake = true
 			continue
 		}
 		i, sl := p.lookup(e)
@@ -130,7 +133,7 @@ func (p *Poller) deliver(raw []unix.EpollEvent, events []Event, n0 int, wait uin
 		case sl.muted:
 			p.unmute(i)
 		}
-		if sl.wait == wait { // gather holds p.mu from this Wait's first batch
+		if sl.wait == wait { // gather holds p.mu from its first batch
 			events[sl.waitAt].Key = sl.key
 			events[sl.waitAt].Events |= ev
 			continue
@@ -139,7 +142,7 @@ func (p *Poller) deliver(raw []unix.EpollEvent, events []Event, n0 int, wait uin
 		events[n0+n] = Event{Key: sl.key, Events: ev}
 		n++
 	}
-	if wake && p.wakes > 0 {
+	if p.wakes > 0 {
 		p.consumeWake()
 		woken = true
 	}

@@ -28,14 +28,12 @@ func (p *Poller) wait(events []Event, timeout time.Duration) (int, error) {
 		p.mu.Unlock()
 		return 0, nil
 	}
-	p.waiters.Add(1)
-	p.waiting.Add(1)
 	p.waits++
 	wait := p.waits
 	p.impl.flush() // what the callers have handled since their Waits
+	p.enter()      // it cannot fail: Close marks p closed, under p.mu, before it drains
+	defer p.leave()
 	p.mu.Unlock()
-	defer p.waiters.Done()
-	defer p.waiting.Add(-1)
 
 	var raw [64]sockstate.OverlappedEntry
 	var deadline time.Time // read only with a timeout to wait for
@@ -143,7 +141,7 @@ func (p *Poller) deliver(raw []sockstate.OverlappedEntry, events []Event, n0 int
 	if closed {
 		p.post(closeKey) // for the next Wait
 	} else if extra := wakes - 1; extra > 0 {
-		again := min(extra, int(p.waiting.Load())-1)
+		again := min(extra, int(p.waiting.Load()&^closing)-1) // the other Waits under way
 		for range again {
 			p.post(wakeKey) // for another Wait
 		}
