@@ -5,6 +5,7 @@ package poller
 
 import (
 	"testing"
+	"time"
 
 	"golang.org/x/sys/unix"
 
@@ -200,4 +201,45 @@ func TestNotConnectedNoHangUp(t *testing.T) {
 	}
 	expectQuiet(t, p, 1, quiet)
 	noSpin(t, p, "a socket not connected yet")
+}
+
+// TestTimeoutWhileEventsGoNowhere: a registration whose descriptor was
+// closed without Delete, while a second descriptor keeps the socket open,
+// cannot be muted (epoll_ctl refuses the closed number); with nothing its
+// interest takes (interest 0, a reset whose error was read), every
+// epoll_wait brings it back, and the Wait has no event to return. A Wait
+// with a timeout still returns once its time is over.
+func TestTimeoutWhileEventsGoNowhere(t *testing.T) {
+	p, err := New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	client, server := sockettest.Pair(t)
+	second, closeSecond := dupSocket(t, server)
+	defer closeSecond()
+	if err := p.Add(server, 1, 0, Level); err != nil {
+		t.Fatal(err)
+	}
+	sockettest.Close(t, server)
+	resetPeer(t, client)
+	for deadline := time.Now().Add(eventually); socketError(t, second) == nil; time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("no reset within %v", eventually)
+		}
+	}
+	done := make(chan waited, 1)
+	go func() {
+		events := make([]Event, 4)
+		n, err := p.Wait(events, 50*time.Millisecond)
+		done <- waited{events[:n], err}
+	}()
+	select {
+	case r := <-done:
+		if len(r.events) != 0 || r.err != nil {
+			t.Errorf("Wait: %v, %v; want nothing", r.events, r.err)
+		}
+	case <-time.After(eventually):
+		t.Fatalf("a Wait of 50 ms has not returned after %v", eventually)
+	}
 }

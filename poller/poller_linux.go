@@ -116,11 +116,12 @@ func (p *Poller) close() error {
 		err = p.signal()
 	}
 	p.mu.Unlock()
+	drained := p.refuse()
 	if err != nil {
 		// Waits may stay blocked: the descriptors stay open for them.
 		return err
 	}
-	p.drain()
+	<-drained
 
 	p.mu.Lock()
 	defer p.mu.Unlock()

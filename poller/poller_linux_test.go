@@ -215,3 +215,32 @@ func TestStaleEventDropped(t *testing.T) {
 		t.Error("an event of a deleted registration was delivered under its slot's new one")
 	}
 }
+
+// TestWaitAfterFailedClose: a Close that cannot signal the eventfd (here
+// closed under it) returns the error and leaves the descriptors open for
+// the Waits it could not release; a Wait that starts after it returns
+// ErrClosed at once, and does not block.
+func TestWaitAfterFailedClose(t *testing.T) {
+	p, err := New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unix.Close(p.epfd)
+	unix.Close(p.wakefd)
+	if err := p.Close(); err == nil || errors.Is(err, ErrClosed) {
+		t.Fatalf("Close with the eventfd closed: %v, want the write's error", err)
+	}
+	done := make(chan error, 1)
+	go func() {
+		_, err := p.Wait(make([]Event, 4), -1)
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		if !errors.Is(err, ErrClosed) {
+			t.Errorf("Wait after the failed Close: %v, want ErrClosed", err)
+		}
+	case <-time.After(eventually):
+		t.Fatal("a Wait after the failed Close blocked")
+	}
+}

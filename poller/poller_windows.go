@@ -116,7 +116,7 @@ func (p *Poller) close() error {
 	p.closed = true
 	err := p.post(closeKey)
 	p.mu.Unlock()
-	p.drain()
+	<-p.refuse()
 
 	p.mu.Lock()
 	defer p.mu.Unlock()

@@ -9,12 +9,14 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// The epoll calls that never block are made as raw system calls, as Go's
-// runtime makes its own (runtime/netpoll_epoll.go): the goroutine keeps
-// its thread and its P, and the scheduler is not told, as it is of a call
-// that may block (unix.EpollWait with a timeout), whose P it hands to
-// another thread once the call has lasted 20 µs. A Wait that finds events
-// at once, and every Add, Modify and Delete, costs the system call alone.
+// The epoll calls that never wait for I/O (epoll_ctl, and epoll_wait with
+// a zero timeout: at most a brief wait for the epoll instance's mutex)
+// are made as raw system calls, as Go's runtime makes its own
+// (runtime/netpoll_epoll.go): the goroutine keeps its thread and its P,
+// and the scheduler is not told, as it is of a call that may wait
+// (unix.EpollWait with a timeout), whose P it hands to another thread once
+// the call has lasted 20 µs. A Wait that finds events at once, and every
+// Add, Modify and Delete, costs the system call alone.
 
 // ctl is epoll_ctl.
 func ctl(epfd, op, fd int, ev *unix.EpollEvent) error {

@@ -24,12 +24,12 @@ type table struct {
 	free     []int32
 	bySocket slotindex.Table // the active slots, by socket
 	closed   bool
-	waits    uint64 // numbers the holds of mu in which Waits report events (deliver)
+	waits    uint64 // numbers what deliver reports: each Wait on Windows, each gather on Linux
 
 	// waiting counts the Waits under way, which hold the OS's port or
 	// epoll instance open, with closing, once Close has begun: a Wait
 	// counts itself in (enter) without taking mu, and Close waits for the
-	// last one out (drained).
+	// last one out (drained, see refuse).
 	waiting atomic.Uint64
 	drained chan struct{}
 	begun   atomic.Uint64 // Waits counted in, ever: how a test knows that one has begun
@@ -60,14 +60,15 @@ func (p *Poller) leave() {
 	}
 }
 
-// drain is Close's: it stops Waits from counting themselves in and waits
-// for those under way to leave. Close calls it once, with p.closed set
-// and every Wait woken.
-func (p *Poller) drain() {
+// refuse is Close's, once, with p.closed set: enter refuses every Wait
+// from now on, and the channel it returns is closed once the Waits under
+// way have left (at once if none is).
+func (p *Poller) refuse() <-chan struct{} {
 	p.drained = make(chan struct{})
-	if p.waiting.Or(closing) != 0 {
-		<-p.drained
+	if p.waiting.Or(closing) == 0 {
+		close(p.drained)
 	}
+	return p.drained
 }
 
 // lock locks p, unless it is closed.

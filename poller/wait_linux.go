@@ -13,9 +13,10 @@ import (
 )
 
 // wait is Wait. It takes what is ready first (poll), and blocks in
-// epoll_wait only if nothing is; EINTR is retried with the time left,
-// counted from the first epoll_wait that blocks (what came before it, a
-// poll and what Wait made of it, takes microseconds). The kernel reports
+// epoll_wait only if nothing is; EINTR is retried with the time left. The
+// time counts from the first epoll_wait that blocks, or the first poll
+// that brings the caller nothing, whichever comes first (before it, a
+// poll and what Wait made of it: microseconds). The kernel reports
 // EPOLLHUP (and EPOLLERR) whatever the interest: a Level or one-shot
 // registration reported with nothing its interest takes (a hang-up without
 // HangUp in the interest, as on a socket reset or never connected once
@@ -69,6 +70,10 @@ func (p *Poller) wait(events []Event, timeout time.Duration) (int, error) {
 			return n, nil
 		case timeout == 0:
 			return 0, nil
+		case timeout > 0 && deadline.IsZero():
+			deadline = time.Now().Add(timeout)
+		case timeout > 0 && !time.Now().Before(deadline):
+			return 0, nil
 		}
 	}
 }
@@ -102,18 +107,20 @@ func (p *Poller) gather(raw *[64]unix.EpollEvent, got, batch int, events []Event
 
 // deliver turns the kernel's events into the caller's, with p.mu held,
 // in the hold numbered p.waits, which has events[:n0] already. It
-// consumes a Wake if one is pending (k Wakes release k Waits: the eventfd
-// stays readable, and wakes the Waits that block, until the last is
-// consumed; a Wait that starts while one is pending finds it so, and
-// returns at once, with the eventfd among its events or not).
+// consumes a Wake if the eventfd is among them and one is pending (k
+// Wakes release k Waits: the eventfd stays readable, and wakes the Waits
+// that block, and the poll of each that starts, until the last is
+// consumed).
 func (p *Poller) deliver(raw []unix.EpollEvent, events []Event, n0 int) (n int, woken, closed bool) {
 	if p.closed {
 		return 0, false, true
 	}
 	wait := p.waits
+	wake := false
 	for k := range raw {
 		e := &raw[k]
 		if e.Fd == wakeIndex {
+			wake = true
 			continue
 		}
 		i, sl := p.lookup(e)
@@ -142,7 +149,7 @@ func (p *Poller) deliver(raw []unix.EpollEvent, events []Event, n0 int) (n int, 
 		events[n0+n] = Event{Key: sl.key, Events: ev}
 		n++
 	}
-	if p.wakes > 0 {
+	if wake && p.wakes > 0 {
 		p.consumeWake()
 		woken = true
 	}
