@@ -11,17 +11,11 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// add is Add. The kernel refuses a descriptor registered already
+// insert is Add's registration of descriptor s, with p.mu held
+// (table.go's add). The kernel refuses a descriptor registered already
 // (EEXIST); a slot whose descriptor was closed without Delete, and whose
 // number a new socket now has, gives way to the new registration.
-func (p *Poller) add(s Socket, key uint64, interest Interest, mode Mode) error {
-	if err := p.lock(); err != nil {
-		return err // a closed poller refuses all with ErrClosed
-	}
-	defer p.mu.Unlock()
-	if err := check(s, interest, mode); err != nil {
-		return err
-	}
+func (p *Poller) insert(s Socket, key uint64, interest Interest, mode Mode) error {
 	i, err := p.alloc()
 	if err != nil {
 		return err

@@ -10,17 +10,11 @@ import (
 	"golang.org/x/sys/windows"
 )
 
-// add is Add. It looks the socket up before it asks the OS anything of
-// it, so that a handle registered already is refused whatever the OS
-// says of it (a closed one is no socket for Windows).
-func (p *Poller) add(s Socket, key uint64, interest Interest, mode Mode) error {
-	if err := p.lock(); err != nil {
-		return err // a closed poller refuses all with ErrClosed
-	}
-	defer p.mu.Unlock()
-	if err := check(s, interest, mode); err != nil {
-		return err
-	}
+// insert is Add's registration of socket s, with p.mu held (table.go's
+// add). It looks the socket up before it asks the OS anything of it, so
+// that a handle registered already is refused whatever the OS says of it
+// (a closed one is no socket for Windows).
+func (p *Poller) insert(s Socket, key uint64, interest Interest, mode Mode) error {
 	if _, ok := p.slotOf(s); ok {
 		return fmt.Errorf("poller: Add of socket %#x: %w", uintptr(s), ErrAlreadyRegistered)
 	}

@@ -81,6 +81,19 @@ func (p *Poller) lock() error {
 	return nil
 }
 
+// add is Add: the lock and the checks are the table's; what needs the OS
+// is each system's insert.
+func (p *Poller) add(s Socket, key uint64, interest Interest, mode Mode) error {
+	if err := p.lock(); err != nil {
+		return err // a closed poller refuses all with ErrClosed
+	}
+	defer p.mu.Unlock()
+	if err := check(s, interest, mode); err != nil {
+		return err
+	}
+	return p.insert(s, key, interest, mode)
+}
+
 // modify is Modify: a change of the key alone of an armed registration is
 // the table's; what needs the OS is each system's reregister.
 func (p *Poller) modify(s Socket, key uint64, interest Interest, mode Mode) error {
