@@ -33,22 +33,13 @@ func (p *Poller) wait(events []Event, timeout time.Duration) (int, error) {
 		return 0, errors.New("poller: Wait needs room for at least one event")
 	}
 	var raw [64]unix.EpollEvent
-	var deadline time.Time // set when the Wait first blocks with a time to count
+	var deadline time.Time // set by msLeft, once the Wait counts its time
 	for {
 		batch := min(len(events), len(raw))
 		got, err := poll(p.epfd, raw[:batch])
 		ms := 0 // a poll: what is ready now
-		if got == 0 && err == nil && timeout != 0 {
-			switch {
-			case timeout < 0:
-				ms = -1
-			case deadline.IsZero():
-				deadline = time.Now().Add(timeout)
-				ms = int(millis(timeout, math.MaxInt32))
-			default:
-				ms = int(millis(time.Until(deadline), math.MaxInt32))
-			}
-			if ms != 0 {
+		if got == 0 && err == nil {
+			if ms = msLeft(timeout, &deadline); ms != 0 {
 				got, err = unix.EpollWait(p.epfd, raw[:batch], ms)
 			}
 		}
@@ -68,14 +59,26 @@ func (p *Poller) wait(events []Event, timeout time.Duration) (int, error) {
 			return 0, ErrClosed
 		case woken || n > 0:
 			return n, nil
-		case timeout == 0:
-			return 0, nil
-		case timeout > 0 && deadline.IsZero():
-			deadline = time.Now().Add(timeout)
-		case timeout > 0 && !time.Now().Before(deadline):
+		case msLeft(timeout, &deadline) == 0:
 			return 0, nil
 		}
 	}
+}
+
+// msLeft is the time left to a Wait of timeout, in epoll's milliseconds,
+// rounded up, at most math.MaxInt32: -1 for ever, 0 once it is over. The
+// first call sets the deadline, and returns all of timeout.
+func msLeft(timeout time.Duration, deadline *time.Time) int {
+	switch {
+	case timeout < 0:
+		return -1
+	case timeout == 0:
+		return 0
+	case deadline.IsZero():
+		*deadline = time.Now().Add(timeout)
+		return int(millis(timeout, math.MaxInt32))
+	}
+	return int(millis(time.Until(*deadline), math.MaxInt32))
 }
 
 // gather turns the got events in raw, of an epoll_wait of batch, into
