@@ -49,7 +49,7 @@ func wsapollServer(b *testing.B) (netip.AddrPort, func()) {
 				switch {
 				case errors.Is(err, windows.WSAEWOULDBLOCK):
 					next = append(next, fd)
-				case err != nil || n == 0 || sendAll(fd.Fd, buf[:n]) != nil:
+				case err != nil || n == 0 || sendAll(fd.Fd, buf[:n], sendNow) != nil:
 					windows.Closesocket(fd.Fd) // gone: drop it
 				default:
 					next = append(next, fd)

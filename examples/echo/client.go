@@ -98,7 +98,7 @@ func client(addr netip.AddrPort, id int, load Load) (tally, error) {
 			msg[k] = byte(id*31 + m*7 + k)
 		}
 		t0 := time.Now()
-		if err := sendAll(s, msg); err != nil {
+		if err := sendAll(s, msg, send); err != nil {
 			return c, fmt.Errorf("client %d, message %d: %w", id, m, err)
 		}
 		if err := recvFull(s, back); err != nil {
@@ -147,7 +147,7 @@ func Hold(addr netip.AddrPort, conns []poller.Socket) (release func(), err error
 // echoByte sends the byte v on c through b and reads it back.
 func echoByte(c poller.Socket, b []byte, v byte) error {
 	b[0] = v
-	if err := sendAll(c, b); err != nil {
+	if err := sendAll(c, b, send); err != nil {
 		return err
 	}
 	if err := recvFull(c, b); err != nil {

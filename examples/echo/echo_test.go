@@ -183,7 +183,7 @@ func resetMidway(addr netip.AddrPort, echoFirst bool) error {
 	}
 	if echoFirst {
 		msg := []byte("ping")
-		if err = sendAll(s, msg); err == nil {
+		if err = sendAll(s, msg, send); err == nil {
 			err = recvFull(s, msg)
 		}
 	}

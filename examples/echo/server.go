@@ -133,7 +133,7 @@ func (s *Server) accept() {
 // serve reads what connection c has, echoes it, and re-arms c; at the end
 // of its stream, or when the peer resets it, it deletes and closes c.
 func (s *Server) serve(c poller.Socket, buf []byte) {
-	n, err := recv(c, buf)
+	n, err := recvNow(c, buf)
 	switch {
 	case wouldBlock(err):
 	case err != nil || n == 0:
@@ -143,7 +143,7 @@ func (s *Server) serve(c poller.Socket, buf []byte) {
 		s.drop(c)
 		return
 	default:
-		if err := sendAll(c, buf[:n]); err != nil {
+		if err := sendAll(c, buf[:n], sendNow); err != nil {
 			if !peerGone(err) {
 				s.fail(err)
 			}
@@ -163,11 +163,12 @@ func (s *Server) drop(c poller.Socket) {
 	closeSocket(c)
 }
 
-// sendAll writes all of b to the non-blocking socket c. The clients send
-// one message at a time and read its echo first, so the socket's buffer
-// has room; a full buffer is waited out briefly all the same (the clock
-// is read only then: not once a message).
-func sendAll(c poller.Socket, b []byte) error {
+// sendAll writes all of b to socket c with send: sendNow on the server's
+// non-blocking sockets, send on the clients' blocking ones. The clients
+// send one message at a time and read its echo first, so the server's
+// socket buffer has room; a full buffer is waited out briefly all the
+// same (the clock is read only then: not once a message).
+func sendAll(c poller.Socket, b []byte, send func(poller.Socket, []byte) (int, error)) error {
 	var deadline time.Time // from the first full buffer
 	for len(b) > 0 {
 		n, err := send(c, b)

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"net/netip"
+	"unsafe"
 
 	"golang.org/x/sys/unix"
 
@@ -92,6 +93,33 @@ func send(s poller.Socket, b []byte) (int, error) {
 		return 0, err
 	}
 	return n, nil
+}
+
+// recvNow and sendNow are the server's recv and send, on its non-blocking
+// sockets: raw system calls, which the Go scheduler is not told of. They
+// never wait for I/O here; but a loopback write carries the segment
+// through to the peer's socket and can last over 20 µs, after which the
+// scheduler would take the goroutine's P back and wake another thread
+// for it, about 0.2 futex and 0.2 nanosleep system calls a message more
+// (doc/benchmarks.md, "Linux, natively"). Never on a blocking socket (the
+// clients'): the raw call would hold its thread and P while it waits.
+func recvNow(s poller.Socket, b []byte) (int, error) {
+	return rawIO(unix.SYS_READ, s, b)
+}
+
+func sendNow(s poller.Socket, b []byte) (int, error) {
+	return rawIO(unix.SYS_WRITE, s, b)
+}
+
+func rawIO(call uintptr, s poller.Socket, b []byte) (int, error) {
+	if len(b) == 0 {
+		return 0, nil
+	}
+	n, _, errno := unix.RawSyscall(call, uintptr(s), uintptr(unsafe.Pointer(&b[0])), uintptr(len(b)))
+	if errno != 0 {
+		return 0, errno
+	}
+	return int(n), nil
 }
 
 // shutdownWrite ends what s sends: the peer reads the end of the stream.

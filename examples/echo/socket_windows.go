@@ -82,6 +82,12 @@ func recv(s poller.Socket, b []byte) (int, error) { return winsock.Recv(s, b, 0)
 // send writes b to s and returns how much of it the socket took.
 func send(s poller.Socket, b []byte) (int, error) { return winsock.Send(s, b, 0) }
 
+// recvNow and sendNow are the server's recv and send, on its non-blocking
+// sockets: on Windows, the same calls.
+func recvNow(s poller.Socket, b []byte) (int, error) { return recv(s, b) }
+
+func sendNow(s poller.Socket, b []byte) (int, error) { return send(s, b) }
+
 // shutdownWrite ends what s sends: the peer reads the end of the stream.
 func shutdownWrite(s poller.Socket) error { return windows.Shutdown(s, windows.SHUT_WR) }
 

@@ -59,7 +59,7 @@ func streamClient(addr netip.AddrPort, id uint32, messages int) (int64, error) {
 				batch = batch[:len(batch)+streamMsg]
 				encode(batch[len(batch)-streamMsg:], id, uint32(seq))
 			}
-			if err := sendAll(s, batch); err != nil {
+			if err := sendAll(s, batch, send); err != nil {
 				sendErr <- err
 				return
 			}
