@@ -36,7 +36,7 @@ type waited struct {
 // that does neither within eventually is reported with t.Error, not
 // t.Fatal, so that a goroutine of a test can call it too.
 func startWait(t *testing.T, p *Poller, room int, timeout time.Duration) <-chan waited {
-	before := p.begun.Load()
+	before := p.waiting.Load() &^ underWay // the Waits begun
 	c := make(chan waited, 1)
 	go func() {
 		events := make([]Event, room)
@@ -44,7 +44,7 @@ func startWait(t *testing.T, p *Poller, room int, timeout time.Duration) <-chan 
 		c <- waited{events[:n], err}
 	}()
 	for deadline := time.Now().Add(eventually); ; time.Sleep(time.Millisecond) {
-		started := p.begun.Load() != before
+		started := p.waiting.Load()&^underWay != before
 		if started || len(c) > 0 { // counted itself, or returned already
 			return c
 		}

@@ -26,17 +26,21 @@ type table struct {
 	closed   bool
 	waits    uint64 // numbers what deliver reports: each Wait on Windows, each gather on Linux
 
-	// waiting counts the Waits under way, which hold the OS's port or
-	// epoll instance open, with closing, once Close has begun: a Wait
-	// counts itself in (enter) without taking mu, and Close waits for the
-	// last one out (drained, see refuse).
+	// waiting is the Waits under way (underWay), which hold the OS's port
+	// or epoll instance open, the Waits begun ever (a test's way to know
+	// that one has begun, at no cost of its own), and closing, once Close
+	// has begun: a Wait counts itself in (enter) without taking mu, and
+	// Close waits for the last one out (drained, see refuse).
 	waiting atomic.Uint64
 	drained chan struct{}
-	begun   atomic.Uint64 // Waits counted in, ever: how a test knows that one has begun
 }
 
-// closing is the bit of table.waiting that Close sets.
-const closing = 1 << 63
+// The parts of table.waiting.
+const (
+	underWay = 1<<32 - 1 // the Waits under way
+	begun    = 1 << 32   // a Wait begun, counted in bits 32 to 62, which wrap
+	closing  = 1 << 63   // Close has begun
+)
 
 // enter counts a Wait in, unless Close has begun.
 func (p *Poller) enter() bool {
@@ -45,8 +49,8 @@ func (p *Poller) enter() bool {
 		if v&closing != 0 {
 			return false
 		}
-		if p.waiting.CompareAndSwap(v, v+1) {
-			p.begun.Add(1)
+		// The count of Waits begun wraps within its bits, never into closing.
+		if p.waiting.CompareAndSwap(v, (v+1+begun)&^closing) {
 			return true
 		}
 	}
@@ -55,7 +59,7 @@ func (p *Poller) enter() bool {
 // leave counts a Wait out; the last one out after Close has begun lets
 // Close go on.
 func (p *Poller) leave() {
-	if p.waiting.Add(^uint64(0)) == closing {
+	if v := p.waiting.Add(^uint64(0)); v&closing != 0 && v&underWay == 0 {
 		close(p.drained)
 	}
 }
@@ -65,7 +69,7 @@ func (p *Poller) leave() {
 // way have left (at once if none is).
 func (p *Poller) refuse() <-chan struct{} {
 	p.drained = make(chan struct{})
-	if p.waiting.Or(closing) == 0 {
+	if p.waiting.Or(closing)&underWay == 0 {
 		close(p.drained)
 	}
 	return p.drained

@@ -141,7 +141,7 @@ func (p *Poller) deliver(raw []sockstate.OverlappedEntry, events []Event, n0 int
 	if closed {
 		p.post(closeKey) // for the next Wait
 	} else if extra := wakes - 1; extra > 0 {
-		again := min(extra, int(p.waiting.Load()&^closing)-1) // the other Waits under way
+		again := min(extra, int(p.waiting.Load()&underWay)-1) // the other Waits under way
 		for range again {
 			p.post(wakeKey) // for another Wait
 		}
