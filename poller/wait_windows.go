@@ -31,7 +31,7 @@ func (p *Poller) wait(events []Event, timeout time.Duration) (int, error) {
 	p.waits++
 	wait := p.waits
 	p.impl.flush() // what the callers have handled since their Waits
-	p.enter()      // it cannot fail: Close marks p closed, under p.mu, before it drains
+	p.enter()      // it cannot fail: Close marks p closed, under p.mu, before refuse
 	defer p.leave()
 	p.mu.Unlock()
 
