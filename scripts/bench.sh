@@ -49,8 +49,9 @@
 # against C, the median (min–max) of each round's ratio.
 #
 # linux: the poller's Wait (epoll) beside a loop on raw unix.EpollWait on
-# the same sockets (poller/bench_linux_test.go's BenchmarkWaitEpoll), each
-# side a process of its own, BENCH_WAIT_TIME a case (1s); then conns's
+# the same sockets (poller/bench_linux_test.go's BenchmarkWaitEpoll), both
+# in one process a round, in blocks of calls that alternate between them,
+# BENCH_WAIT_TIME a case (1s, both sides); then conns's
 # workloads against the poller's echo server, the C epoll server of
 # testdata/cepoll (the host's gcc, 2 threads) and Go's net, native and
 # pinned as above. The tables end with issue 39's goals, met or missed; the
@@ -200,21 +201,17 @@ gc_bench() {
 	./benchtab gc gc.results
 }
 
-# The poller's Wait against raw epoll, natively: each side in a process of
-# its own, first in odd rounds and second in even ones.
+# The poller's Wait against raw epoll, natively: both sides in one process
+# a round, in blocks that alternate (BenchmarkWaitEpoll).
 wait_bench() {
-	local r side sides
+	local r
 	: >wait.results
 	for ((r = 1; r <= rounds; r++)); do
 		echo "==> Wait against raw epoll: round $r of $rounds" >&2
-		sides=(poller raw)
-		((r % 2)) || sides=(raw poller)
-		for side in "${sides[@]}"; do
-			gobench ./poller.test -test.run '^$' -test.bench "^BenchmarkWaitEpoll\$/.*/.*/^$side\$" -test.benchtime "$wait_time" |
-				awk -v r="$r" '/^Benchmark/ { print r, $0 }' >>wait.results
-		done
+		gobench ./poller.test -test.run '^$' -test.bench '^BenchmarkWaitEpoll$' -test.benchtime "$wait_time" |
+			awk -v r="$r" '/^Benchmark/ { print r, $0 }' >>wait.results
 	done
-	printf '\n%s\n\n' "The poller's Wait against raw epoll: $rounds interleaved round(s), $wait_time a case and side."
+	printf '\n%s\n\n' "The poller's Wait against raw epoll: $rounds round(s), $wait_time a case, both sides in one process, in alternating blocks."
 	./benchtab wait wait.results
 }
 

@@ -93,13 +93,15 @@ func TestBadRecords(t *testing.T) {
 		{"conns", "1 poller 1000 10 msgs/s=Inf", "msgs/s"},
 		{"conns", "1 epoll 1000 10 msgs/s=5", `server "epoll"`},
 		{"conns", "1 c 1000 10 msgs/s=5\n1 cepoll 1000 10 msgs/s=5", "one C server a run"},
-		{"wait", "1 BenchmarkWaitEpoll/ready/poller 10 5", "4 fields"},
-		{"wait", "x BenchmarkWaitEpoll/ready/poller 10 5 ns/op", `round "x"`},
-		{"wait", "1 BenchmarkWaitEpoll/ready/go 10 5 ns/op", "not BenchmarkX/CASE/poller"},
-		{"wait", "1 BenchmarkWaitEpoll/poller 10 5 ns/op", "not BenchmarkX/CASE/poller"},
-		{"wait", "1 BenchmarkWaitEpoll/ready/raw-2 10 5 B/op", `unit "B/op"`},
-		{"wait", "1 BenchmarkWaitEpoll/ready/raw-2 0 5 ns/op", `iterations "0"`},
-		{"wait", "1 BenchmarkWaitEpoll/ready/raw-2 10 NaN ns/op", `value "NaN"`},
+		{"wait", "1 BenchmarkWaitEpoll/ready 10 5", "4 fields"},
+		{"wait", "1 BenchmarkWaitEpoll/ready 10 5 ns/op 4", "6 fields"},
+		{"wait", "x BenchmarkWaitEpoll/ready 10 5 ns/op", `round "x"`},
+		{"wait", "1 BenchmarkWaitEpoll 10 5 ns/op", "not BenchmarkX/CASE"},
+		{"wait", "1 BenchmarkWaitEpoll/ready-2 0 5 ns/op", `iterations "0"`},
+		{"wait", "1 BenchmarkWaitEpoll/ready-2 10 5 ns/op 2 poller-ns/Wait", "no raw-ns/Wait"},
+		{"wait", "1 BenchmarkWaitEpoll/ready-2 10 5 ns/op 2 raw-ns/Wait", "no poller-ns/Wait"},
+		{"wait", "1 BenchmarkWaitEpoll/ready-2 10 5 ns/op NaN poller-ns/Wait 2 raw-ns/Wait", `value "NaN"`},
+		{"wait", "1 BenchmarkWaitEpoll/ready-2 10 5 ns/op 2 go-ns/Wait 2 raw-ns/Wait", "no poller-ns/Wait"},
 	} {
 		err := run([]string{tc.mode}, strings.NewReader(tc.in), &strings.Builder{})
 		if err == nil || !strings.Contains(err.Error(), tc.want) {

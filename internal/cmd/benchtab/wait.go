@@ -26,51 +26,54 @@ var waitSides = [2]string{"poller", "raw"}
 var procs = regexp.MustCompile(`-[0-9]+$`)
 
 // readWait reads the records of bench.sh's Wait rounds, a line each:
-// "ROUND NAME ITERATIONS VALUE ns/op [VALUE UNIT]...", a line of go test
-// -bench's output (poller/bench_linux_test.go's BenchmarkWaitEpoll) after
-// its round; NAME is "BenchmarkX/CASE.../SIDE[-P]", SIDE poller or raw.
+// "ROUND NAME ITERATIONS VALUE UNIT [VALUE UNIT]...", a line of go test
+// -bench's output (poller/bench_linux_test.go's BenchmarkWaitEpoll, which
+// times both sides in one run) after its round; NAME is
+// "BenchmarkX/CASE[-P]", and the units must include each side's time a
+// call, poller-ns/Wait and raw-ns/Wait.
 func readWait(r io.Reader) (waitRun, error) {
 	run := waitRun{f: &figures{}}
 	err := lines(r, func(w []string) error {
-		if len(w) < 5 {
-			return fmt.Errorf("%d fields, not at least 5 (ROUND NAME ITERATIONS VALUE ns/op)", len(w))
+		if len(w) < 5 || len(w)%2 == 0 {
+			return fmt.Errorf("%d fields, not ROUND NAME ITERATIONS and VALUE UNIT pairs", len(w))
 		}
 		rd, err := round(w[0])
 		if err != nil {
 			return err
 		}
-		name := procs.ReplaceAllString(w[1], "")
-		_, rest, ok1 := strings.Cut(name, "/")
-		c, side, ok2 := cutLast(rest, "/")
-		if !ok1 || !ok2 || c == "" || !slices.Contains(waitSides[:], side) {
-			return fmt.Errorf("benchmark %q: not BenchmarkX/CASE/poller or BenchmarkX/CASE/raw", w[1])
+		_, c, ok := strings.Cut(procs.ReplaceAllString(w[1], ""), "/")
+		if !ok || c == "" {
+			return fmt.Errorf("benchmark %q: not BenchmarkX/CASE", w[1])
 		}
-		if w[4] != "ns/op" {
-			return fmt.Errorf("unit %q: ns/op", w[4])
-		}
-		x, err := value(w[2])
-		if err != nil || x < 1 {
+		if x, err := value(w[2]); err != nil || x < 1 {
 			return fmt.Errorf("iterations %q: not a count", w[2])
 		}
-		if x, err = value(w[3]); err != nil {
-			return err
+		var got [len(waitSides)]float64
+		var seen [len(waitSides)]bool
+		for i := 3; i < len(w); i += 2 {
+			k := slices.Index(waitSides[:], strings.TrimSuffix(w[i+1], "-ns/Wait"))
+			if k < 0 || !strings.HasSuffix(w[i+1], "-ns/Wait") {
+				continue // ns/op (a call on each side), poller/raw, B/op...
+			}
+			if got[k], err = value(w[i]); err != nil {
+				return err
+			}
+			seen[k] = true
+		}
+		for k, side := range waitSides {
+			if !seen[k] {
+				return fmt.Errorf("no %s-ns/Wait", side)
+			}
 		}
 		if !slices.Contains(run.cases, c) {
 			run.cases = append(run.cases, c)
 		}
-		run.f.add(rd, side, c, x)
+		for k, side := range waitSides {
+			run.f.add(rd, side, c, got[k])
+		}
 		return nil
 	})
 	return run, err
-}
-
-// cutLast is strings.Cut at the last sep.
-func cutLast(s, sep string) (before, after string, found bool) {
-	i := strings.LastIndex(s, sep)
-	if i < 0 {
-		return s, "", false
-	}
-	return s[:i], s[i+len(sep):], true
 }
 
 // waitTables writes the table of a wait run: each case's ns a Wait on
