@@ -16,11 +16,12 @@ import (
 // BenchmarkWaitEpoll times the poller's Wait against a loop on raw
 // unix.EpollWait that does the same work on the same sockets, side by side
 // in one process: blocks of calls alternate between the two, and so does
-// the side that goes first, so that a change in the machine's speed
-// (on a shared VM, within a second) falls on both alike. An op is a call
-// on each side; it reports each side's time a call (poller-ns/Wait,
-// raw-ns/Wait) and their ratio (poller/raw), which scripts/bench.sh linux
-// compares with issue 39's goal. The cases:
+// the side that goes first (poller, raw, raw, poller, poller...), so that
+// a change in the machine's speed (on a shared VM, from one second to the
+// next) falls on both alike. An op is a call on each side; it reports
+// each side's time a call (poller-ns/Wait, raw-ns/Wait, which
+// scripts/bench.sh linux compares with issue 39's goal) and their ratio
+// (poller/raw); B/op and allocs/op count both sides. The cases:
 //
 //   - ready/idle=N: one Wait (Level registrations of Readable, room for 8
 //     events, a 5 s timeout) that finds the one readable UDP socket among N
@@ -43,9 +44,9 @@ func BenchmarkWaitEpoll(b *testing.B) {
 }
 
 // sideBySide times b.N calls of timeout on each side, the poller's Wait
-// and raw epoll_wait, on socks, in blocks of about 50 µs that alternate
-// (a call at a time when it waits for its timeout); each call must give
-// want events (1: the last socket's).
+// and raw epoll_wait, on socks, in blocks of 100 calls that alternate
+// (30 to 80 µs on this project's VM; a call at a time when it waits for
+// its timeout); each call must give want events (1: the last socket's).
 func sideBySide(b *testing.B, socks []int, timeout time.Duration, want int) {
 	pollerLoop, closePoller := pollerWaits(b, socks, timeout, want)
 	defer closePoller()

@@ -44,7 +44,8 @@
 # crosses CPUs and other Wine runs neither disturb this one nor are
 # disturbed by it; every timed run has a process and a wineserver of its
 # own. Rounds are interleaved: each runs every benchmark once, the sides
-# (or servers) in an order that changes from round to round. The tables
+# (or servers) in an order that changes from round to round (linux's Wait
+# benchmark alternates its sides within its process). The tables
 # (internal/cmd/benchtab) give the median (min–max) over the rounds and,
 # against C, the median (min–max) of each round's ratio.
 #

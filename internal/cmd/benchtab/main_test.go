@@ -101,7 +101,11 @@ func TestBadRecords(t *testing.T) {
 		{"wait", "1 BenchmarkWaitEpoll/ready-2 10 5 ns/op 2 poller-ns/Wait", "no raw-ns/Wait"},
 		{"wait", "1 BenchmarkWaitEpoll/ready-2 10 5 ns/op 2 raw-ns/Wait", "no poller-ns/Wait"},
 		{"wait", "1 BenchmarkWaitEpoll/ready-2 10 5 ns/op NaN poller-ns/Wait 2 raw-ns/Wait", `value "NaN"`},
-		{"wait", "1 BenchmarkWaitEpoll/ready-2 10 5 ns/op 2 go-ns/Wait 2 raw-ns/Wait", "no poller-ns/Wait"},
+		{"wait", "1 BenchmarkWaitEpoll/ready-2 10 5 ns/op 2 go-ns/Wait 2 raw-ns/Wait", `unit "go-ns/Wait"`},
+		{"wait", "1 BenchmarkWaitEpoll/ready-2 10 5 ns/op 2 raw-ns/Wait 3 raw-ns/Wait", `unit "raw-ns/Wait" twice`},
+		{"wait", "1 BenchmarkWaitEpoll/ 10 5 ns/op 2 poller-ns/Wait 2 raw-ns/Wait", "not BenchmarkX/CASE"},
+		{"wait", "1 BenchmarkWaitEpoll/ready-2 ten 5 ns/op 2 poller-ns/Wait 2 raw-ns/Wait", `iterations "ten"`},
+		{"wait", "1 BenchmarkWaitEpoll/ready-2 10 5 ns/op 2 poller-ns/Wait 2 raw-ns/Wait\n1 BenchmarkWaitEpoll/ready 10 5 ns/op 2 poller-ns/Wait 2 raw-ns/Wait", `case "ready" twice in round 1`},
 	} {
 		err := run([]string{tc.mode}, strings.NewReader(tc.in), &strings.Builder{})
 		if err == nil || !strings.Contains(err.Error(), tc.want) {

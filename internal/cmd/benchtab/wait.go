@@ -51,9 +51,16 @@ func readWait(r io.Reader) (waitRun, error) {
 		var got [len(waitSides)]float64
 		var seen [len(waitSides)]bool
 		for i := 3; i < len(w); i += 2 {
-			k := slices.Index(waitSides[:], strings.TrimSuffix(w[i+1], "-ns/Wait"))
-			if k < 0 || !strings.HasSuffix(w[i+1], "-ns/Wait") {
+			side, ok := strings.CutSuffix(w[i+1], "-ns/Wait")
+			if !ok {
 				continue // ns/op (a call on each side), poller/raw, B/op...
+			}
+			k := slices.Index(waitSides[:], side)
+			switch {
+			case k < 0:
+				return fmt.Errorf("unit %q: poller-ns/Wait or raw-ns/Wait", w[i+1])
+			case seen[k]:
+				return fmt.Errorf("unit %q twice", w[i+1])
 			}
 			if got[k], err = value(w[i]); err != nil {
 				return err
@@ -64,6 +71,9 @@ func readWait(r io.Reader) (waitRun, error) {
 			if !seen[k] {
 				return fmt.Errorf("no %s-ns/Wait", side)
 			}
+		}
+		if _, dup := run.f.get(waitSides[0], c)[rd]; dup {
+			return fmt.Errorf("case %q twice in round %d", c, rd)
 		}
 		if !slices.Contains(run.cases, c) {
 			run.cases = append(run.cases, c)
