@@ -30,7 +30,8 @@ var procs = regexp.MustCompile(`-[0-9]+$`)
 // -bench's output (poller/bench_linux_test.go's BenchmarkWaitEpoll, which
 // times both sides in one run) after its round; NAME is
 // "BenchmarkX/CASE[-P]", and the units must include each side's time a
-// call, poller-ns/Wait and raw-ns/Wait.
+// call, poller-ns/Wait and raw-ns/Wait, once each; another -ns/Wait unit,
+// or a case twice in a round, is an error.
 func readWait(r io.Reader) (waitRun, error) {
 	run := waitRun{f: &figures{}}
 	err := lines(r, func(w []string) error {
@@ -58,7 +59,7 @@ func readWait(r io.Reader) (waitRun, error) {
 			k := slices.Index(waitSides[:], side)
 			switch {
 			case k < 0:
-				return fmt.Errorf("unit %q: poller-ns/Wait or raw-ns/Wait", w[i+1])
+				return fmt.Errorf("unit %q: not poller-ns/Wait or raw-ns/Wait", w[i+1])
 			case seen[k]:
 				return fmt.Errorf("unit %q twice", w[i+1])
 			}
