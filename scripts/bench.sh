@@ -57,6 +57,12 @@
 # testdata/cepoll (the host's gcc, 2 threads) and Go's net, native and
 # pinned as above. The tables end with issue 39's goals, met or missed; the
 # chart goes to BENCH_CHART (doc/runs/linux-conns.svg unless told).
+#
+# If BENCH_RECORDS names a directory (a relative path: from the
+# repository's root), the rounds' records that benchtab made the tables
+# from are kept there (gc.results, wait.results, conns.results), so that
+# the tables can be made again and the rounds of several runs pooled (with
+# their round numbers offset: the first field of each line).
 set -Eeuo pipefail # -E: the ERR trap below names a failing line in functions too
 cd "$(dirname "$0")/.."
 repo="$PWD"
@@ -82,6 +88,8 @@ conns_max="${CONNS_MAX:-10000}"
 wait_time="${BENCH_WAIT_TIME:-1s}"
 chart="${BENCH_CHART-doc/runs/conns.svg}"
 [ "$mode" != linux ] || chart="${BENCH_CHART-doc/runs/linux-conns.svg}"
+records="${BENCH_RECORDS:-}"
+[ -z "$records" ] || { mkdir -p "$records" && records="$(cd "$records" && pwd)"; }
 idles=(10 100 1000 10000)
 ((conns_all >= 10 && conns_max >= 100)) || { echo "bench.sh: CONNS_ALL at least 10, CONNS_MAX at least 100 (1% of them echo)" >&2; exit 2; }
 # Go sizes GOMAXPROCS by the CPUs its affinity allows (pinned: 1). The Go
@@ -152,6 +160,9 @@ echo "$(grep -m1 '^model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //'), $cp
 	echo "These are native Linux figures, not Wine's: every process runs natively, the poller on its epoll backend."; }
 echo "Pinned to CPU $cpu ($pinned); GOMAXPROCS=$GOMAXPROCS."
 
+# keep FILE: keeps a benchmark's records in BENCH_RECORDS, if it is set.
+keep() { [ -z "$records" ] || cp "$1" "$records/"; }
+
 # Go against C: lines "METRIC VALUE" (benchtab's readGC) from each run.
 go_wait() {
 	local idle
@@ -198,6 +209,7 @@ gc_bench() {
 			done
 		done
 	done
+	keep gc.results
 	printf '\n%s\n\n' "Go against C: $rounds interleaved rounds; $wait_ops Waits and $echo_msgs echoed messages a run."
 	./benchtab gc gc.results
 }
@@ -212,6 +224,7 @@ wait_bench() {
 		gobench ./poller.test -test.run '^$' -test.bench '^BenchmarkWaitEpoll$' -test.benchtime "$wait_time" |
 			awk -v r="$r" '/^Benchmark/ { print r, $0 }' >>wait.results
 	done
+	keep wait.results
 	printf '\n%s\n\n' "The poller's Wait against raw epoll: $rounds round(s), $wait_time a case, both sides in one process, in alternating blocks."
 	./benchtab wait wait.results
 }
@@ -280,6 +293,7 @@ conns_bench() {
 			done
 		done
 	done
+	keep conns.results
 	printf '\n%s\n%s\n\n' "Echo servers at many connections: $rounds round(s), the servers in an order that rotates; connload on CPU $load_cpu;" \
 		"${conns_secs} s of echo a run, 64-byte messages."
 	local svg=()
