@@ -55,7 +55,8 @@
 # BENCH_WAIT_TIME a case (1s, both sides); then conns's
 # workloads against the poller's echo server, the C epoll server of
 # testdata/cepoll (the host's gcc, 2 threads) and Go's net, native and
-# pinned as above. The tables end with issue 39's goals, met or missed; the
+# pinned as above. The tables end with issue 39's goals: met, missed or
+# not settled by the 95% interval of the rounds' ratios' median; the
 # chart goes to BENCH_CHART (doc/runs/linux-conns.svg unless told).
 #
 # If BENCH_RECORDS names a directory (a relative path: from the

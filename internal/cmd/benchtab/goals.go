@@ -25,15 +25,31 @@ func (g goal) String() string {
 	return "at least " + g.text
 }
 
-// verdict says whether the ratios' median meets the goal.
+// verdict says whether the ratios of s meet the goal: "met" if the whole
+// interval of their median does (see spread), "missed" if none of it
+// does, "not settled" if the bound lies within it. Without an interval
+// (fewer than 6 rounds), the median alone decides, and the verdict says
+// so.
 func (g goal) verdict(s spread) string {
+	meets := func(x float64) bool {
+		if g.atMost {
+			return x <= g.bound
+		}
+		return x >= g.bound
+	}
 	switch {
 	case s.n == 0:
 		return "no figures"
-	case g.atMost && s.median <= g.bound, !g.atMost && s.median >= g.bound:
+	case !s.interval && meets(s.median):
+		return "met by the median (under 6 rounds)"
+	case !s.interval:
+		return "missed by the median (under 6 rounds)"
+	case meets(s.lo) && meets(s.hi):
 		return "met"
+	case !meets(s.lo) && !meets(s.hi):
+		return "missed"
 	}
-	return "missed"
+	return "not settled"
 }
 
 // waitGoal is issue 39's goal for a Wait against raw epoll: the poller's
@@ -62,7 +78,7 @@ var connsGoals = []connsGoal{
 
 // goalsTable writes the table of the goals of connsGoals that workload
 // wl's figures f have both servers for, if any: the median (min–max) of
-// the rounds' ratios, the goal, and whether the median meets it.
+// the rounds' ratios, its 95% interval, the goal, and the verdict.
 func goalsTable(w io.Writer, wl workload, f *figures, servers []server) {
 	byName := func(name string) (server, bool) {
 		i := slices.IndexFunc(servers, func(s server) bool { return s.name == name })
@@ -79,13 +95,13 @@ func goalsTable(w io.Writer, wl workload, f *figures, servers []server) {
 			continue
 		}
 		if !wrote {
-			fmt.Fprintf(w, "| %s: goals (issue 39) | median (min–max) | goal | |\n| --- | --- | --- | --- |\n", wl)
+			fmt.Fprintf(w, "| %s: goals (issue 39) | median (min–max) | 95%% interval of the median | goal | |\n| --- | --- | --- | --- | --- |\n", wl)
 			wrote = true
 		}
 		row := ratioRow(g.key)
 		r := summarize(row.of(f, s, ref))
 		title := strings.ReplaceAll(row.title(ref), "this", s.title)
-		fmt.Fprintf(w, "| %s | %s | %s | %s |\n", title, r.ratioString(f.rounds), g.goal, g.verdict(r))
+		fmt.Fprintf(w, "| %s | %s | %s | %s | %s |\n", title, r.ratioString(f.rounds), r.intervalString(), g.goal, g.verdict(r))
 	}
 	if wrote {
 		fmt.Fprintln(w)

@@ -5,19 +5,27 @@ package main
 
 import "testing"
 
-// TestVerdict: a median at the bound meets it, either way; no figures is
-// neither met nor missed.
+// TestVerdict: from 6 rounds the whole interval of the median meets the
+// goal, or none of it does, or it is not settled; a bound at the interval's
+// end meets it. Under 6 rounds, the median alone decides, and says so. No
+// figures is neither met nor missed.
 func TestVerdict(t *testing.T) {
 	most, least := goal{true, 1.05, "1.05"}, goal{false, 0.9, "0.90"}
+	six := func(lo, mid, hi float64) []float64 { return []float64{mid, hi, mid, lo, mid, mid} }
 	for _, tc := range []struct {
 		g    goal
 		xs   []float64
 		want string
 	}{
-		{most, []float64{1.05}, "met"},
-		{most, []float64{1, 1.2, 1.06}, "missed"},
-		{least, []float64{0.9}, "met"},
-		{least, []float64{0.95, 0.5, 0.8}, "missed"},
+		{most, six(0.9, 1, 1.05), "met"},
+		{most, six(1.06, 1.1, 1.2), "missed"},
+		{most, six(0.9, 1, 1.06), "not settled"},
+		{least, six(0.9, 1, 1.2), "met"},
+		{least, six(0.5, 0.6, 0.89), "missed"},
+		{least, six(0.8, 1, 1.2), "not settled"},
+		{most, []float64{1.05}, "met by the median (under 6 rounds)"},
+		{most, []float64{1, 1.2, 1.06}, "missed by the median (under 6 rounds)"},
+		{least, []float64{0.85, 0.5, 0.8, 1, 1}, "missed by the median (under 6 rounds)"},
 		{least, nil, "no figures"},
 	} {
 		if got := tc.g.verdict(summarize(tc.xs)); got != tc.want {

@@ -21,8 +21,13 @@
 // that no server has a figure for (the wineserver's, natively) is left
 // out. -native says that the servers ran natively on Linux, not under
 // Wine. wait's tables, and with -native conns's, end with the goals of
-// issue 39 (for native figures) that the run's servers have figures for,
-// met or missed by the median of the rounds' ratios. With -svg, conns
+// issue 39 (for native figures) that the run's servers have figures for:
+// the median of the rounds' ratios, the interval that holds the median of
+// their distribution with a chance of 95% (from 6 rounds; distribution-
+// free, from the ranks of the ratios), and the verdict: met if the whole
+// interval meets the goal, missed if none of it does, not settled if it
+// straddles the bound (under 6 rounds, the median decides, and the
+// verdict says so). With -svg, conns
 // also draws the throughput and the memory a connection of each server
 // and workload into OUT, an SVG file, titled as native or Wine's, with
 // TEXT under them (the command that made the run). A bad record exits

@@ -15,10 +15,14 @@ func TestSummarize(t *testing.T) {
 		text string
 	}{
 		{nil, spread{}, "-"},
-		{[]float64{7}, spread{7, 7, 7, 1}, "7"},
-		{[]float64{3, 1, 2}, spread{2, 1, 3, 3}, "2 (1–3)"},
-		{[]float64{4, 1, 3, 2}, spread{2.5, 1, 4, 4}, "2.5 (1–4)"},
-		{[]float64{25000, 24000, 26000}, spread{25000, 24000, 26000, 3}, "25,000 (24,000–26,000)"},
+		{[]float64{7}, spread{median: 7, min: 7, max: 7, n: 1}, "7"},
+		{[]float64{3, 1, 2}, spread{median: 2, min: 1, max: 3, n: 3}, "2 (1–3)"},
+		{[]float64{4, 1, 3, 2}, spread{median: 2.5, min: 1, max: 4, n: 4}, "2.5 (1–4)"},
+		{[]float64{25000, 24000, 26000}, spread{median: 25000, min: 24000, max: 26000, n: 3}, "25,000 (24,000–26,000)"},
+		// From 6 values, an interval: the least and the greatest at 6,
+		// the 2nd and the 9th at 10.
+		{[]float64{6, 1, 5, 2, 4, 3}, spread{median: 3.5, min: 1, max: 6, n: 6, lo: 1, hi: 6, interval: true}, "3.5 (1–6)"},
+		{[]float64{10, 1, 9, 2, 8, 3, 7, 4, 6, 5}, spread{median: 5.5, min: 1, max: 10, n: 10, lo: 2, hi: 9, interval: true}, "5.5 (1–10)"},
 	} {
 		in := slices.Clone(tc.in)
 		got := summarize(tc.in)
@@ -28,6 +32,23 @@ func TestSummarize(t *testing.T) {
 		if !slices.Equal(in, tc.in) {
 			t.Errorf("summarize(%v) reordered its argument", in)
 		}
+	}
+}
+
+// TestMedianRank: the ranks of the distribution-free 95% interval of a
+// median, as the binomial (n, 1/2) gives them (1 - 2 P(B < r) at least
+// 0.95, r the greatest): none under 6 values.
+func TestMedianRank(t *testing.T) {
+	for n, want := range map[int]int{1: 0, 5: 0, 6: 1, 7: 1, 9: 2, 10: 2, 15: 4, 20: 6, 30: 10, 100: 40} {
+		if got := medianRank(n); got != want {
+			t.Errorf("medianRank(%d) = %d, want %d", n, got, want)
+		}
+	}
+	if got := summarize([]float64{1.234, 1, 1.1, 0.9, 1.05, 1.2}).intervalString(); got != "0.90–1.23" {
+		t.Errorf("interval of 6: %q", got)
+	}
+	if got := summarize([]float64{1, 2, 3, 4, 5}).intervalString(); got != "-" {
+		t.Errorf("interval of 5: %q", got)
 	}
 }
 

@@ -89,14 +89,15 @@ func readWait(r io.Reader) (waitRun, error) {
 
 // waitTables writes the table of a wait run: each case's ns a Wait on
 // both sides, median (min–max), the median (min–max) of the rounds'
-// poller/raw ratios, and whether that median meets waitGoal.
+// poller/raw ratios and its 95% interval, and waitGoal's verdict.
 func waitTables(w io.Writer, run waitRun) {
-	fmt.Fprintf(w, "| Wait: ns a Wait | poller | raw epoll | poller/raw | goal: %s |\n| --- | --- | --- | --- | --- |\n", waitGoal)
+	fmt.Fprintf(w, "| Wait: ns a Wait | poller | raw epoll | poller/raw | 95%% interval of its median | goal: %s |\n| --- | --- | --- | --- | --- | --- |\n", waitGoal)
 	for _, c := range run.cases {
 		a, b := run.f.get("poller", c), run.f.get("raw", c)
 		fmt.Fprintf(w, "| %s |", c)
 		pairCells(w, a, b, run.f.rounds)
-		fmt.Fprintf(w, " %s |\n", waitGoal.verdict(summarize(ratios(a, b))))
+		r := summarize(ratios(a, b))
+		fmt.Fprintf(w, " %s | %s |\n", r.intervalString(), waitGoal.verdict(r))
 	}
 	fmt.Fprintln(w)
 }
