@@ -23,8 +23,8 @@
 // Wine. wait's tables, and with -native conns's, end with the goals of
 // issue 39 (for native figures) that the run's servers have figures for:
 // the median of the rounds' ratios, the interval that holds the median of
-// their distribution with a chance of 95% (from 6 rounds; distribution-
-// free, from the ranks of the ratios), and the verdict: met if the whole
+// their distribution with a chance of at least 95% (from 6 rounds;
+// distribution-free, from the ranks of the ratios), and the verdict: met if the whole
 // interval meets the goal, missed if none of it does, not settled if it
 // straddles the bound (under 6 rounds, the median decides, and the
 // verdict says so). With -svg, conns

@@ -91,7 +91,7 @@ func readWait(r io.Reader) (waitRun, error) {
 // both sides, median (min–max), the median (min–max) of the rounds'
 // poller/raw ratios and its 95% interval, and waitGoal's verdict.
 func waitTables(w io.Writer, run waitRun) {
-	fmt.Fprintf(w, "| Wait: ns a Wait | poller | raw epoll | poller/raw | 95%% interval of its median | goal: %s |\n| --- | --- | --- | --- | --- | --- |\n", waitGoal)
+	fmt.Fprintf(w, "| Wait: ns a Wait | poller | raw epoll | poller/raw | 95%% interval of the median | goal: %s |\n| --- | --- | --- | --- | --- | --- |\n", waitGoal)
 	for _, c := range run.cases {
 		a, b := run.f.get("poller", c), run.f.get("raw", c)
 		fmt.Fprintf(w, "| %s |", c)
