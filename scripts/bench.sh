@@ -56,7 +56,8 @@
 # workloads against the poller's echo server, the C epoll server of
 # testdata/cepoll (the host's gcc, 2 threads) and Go's net, native and
 # pinned as above. The tables end with issue 39's goals: met, missed or
-# not settled by the 95% interval of the rounds' ratios' median; the
+# not settled by the 95% interval of the rounds' ratios' median (under 6
+# rounds, met or missed by the median, as the verdict says); the
 # chart goes to BENCH_CHART (doc/runs/linux-conns.svg unless told).
 #
 # If BENCH_RECORDS names a directory (a relative path: from the
