@@ -2,10 +2,11 @@
 # Copyright 2026 The sockstate Authors. All rights reserved.
 # SPDX-License-Identifier: BSD-3-Clause
 #
-# Benchmarks under Wine: the poller's AFD backend against the C reference
-# loop of testdata/cloop, which makes the same IOCTL_AFD_POLL, completion
-# port and socket calls and nothing else, and, at many connections, against
-# Go's net package too; and natively on Linux, the epoll backend.
+# Benchmarks: under Wine, the poller's AFD backend against the C loop of
+# testdata/cloop (the same IOCTL_AFD_POLL, completion port and socket
+# calls, nothing else) and, at many connections, against Go's net;
+# natively on Linux, the epoll backend. CONTRIBUTING.md ("Benchmarks")
+# lists the settings (BENCH_*, CONNS_*), doc/benchmarks.md the runs.
 #
 #   scripts/bench.sh [ROUNDS]         gc and conns (5 rounds unless told)
 #   scripts/bench.sh gc [ROUNDS]      Go against C: Wait, echo, memory (at
@@ -16,55 +17,38 @@
 #   scripts/bench.sh linux [ROUNDS]   natively, no Wine (1 round or more)
 #
 # gc: one Wait (C: one dequeue and one poll submitted) that finds 1
-# readable UDP socket among N idle ones, N = 10, 100, 1,000 and 10,000
-# (BENCH_WAIT_OPS Waits a run, 2,000 unless told); echo, 10 clients each
-# sending 64-byte messages one at a time (BENCH_ECHO_MSGS in all, 3,000),
-# against the poller's server (internal/cmd/echoserver) on 1 and on 2
-# goroutines and the C server on 1 and on 2 threads, each in a process of
-# its own (BenchmarkEcho/go-* and c-*); and the memory that registering
-# 10,000 sockets adds to the process.
+# readable UDP socket among N idle ones, N = 10 to 10,000; echo, 10
+# clients sending 64-byte messages one at a time, against the poller's
+# server (internal/cmd/echoserver) and C's, on 1 and on 2 goroutines or
+# threads, each in a process of its own; the memory that registering
+# 10,000 sockets adds.
 #
-# conns: the poller's echo server on 2 goroutines, C's on 2 threads, and
-# Go's net (a goroutine and a 4 KiB buffer a connection), each a process of
-# its own, driven by internal/cmd/connload, natively on the other CPU
-# (BENCH_LOAD_CPU) over the loopback (Wine sockets are host sockets), which
-# checks every byte and reads the server's and the wineserver's figures in
-# /proc; at CONNS_ALL connections all echoing (1,000 unless told) and at
-# CONNS_MAX with 1% echoing (10,000), for CONNS_SECS seconds each (10):
-# messages/s and round-trip percentiles, the set-up's time (connect and
-# echo once on every connection), the server's memory a connection (the
-# growth of its resident memory over the set-up's last nine tenths over
-# their connections), the server's and the wineserver's CPU a message, and
-# connload's own CPU use. The chart of throughput and memory a connection
-# goes to BENCH_CHART (doc/runs/conns.svg unless told; empty: none).
+# conns: the poller's echo server on 2 goroutines, C's on 2 threads and
+# Go's net, each a process of its own, driven over the loopback by
+# internal/cmd/connload, natively on another CPU, which checks every byte
+# and reads the server's (and the wineserver's) figures in /proc; at 1,000
+# connections all echoing and at 10,000 with 1% echoing: messages/s,
+# round trips, set-up time, memory and CPU a message, and a chart of
+# throughput and memory a connection.
 #
-# Every Wine process, the wineserver included, runs pinned to one CPU
-# (BENCH_CPU, 1 unless told) in a Wine prefix of this script's own
-# (SOCKSTATE_WINEPREFIX with "-bench" appended), so that a wake-up never
-# crosses CPUs and other Wine runs neither disturb this one nor are
-# disturbed by it; every timed run has a process and a wineserver of its
-# own. Rounds are interleaved: each runs every benchmark once, the sides
-# (or servers) in an order that changes from round to round (linux's Wait
-# benchmark alternates its sides within its process). The tables
-# (internal/cmd/benchtab) give the median (min–max) over the rounds and,
-# against C, the median (min–max) of each round's ratio.
+# linux: the poller's Wait (epoll) beside a loop on raw unix.EpollWait,
+# both in one process a round, in blocks of calls that alternate
+# (poller/bench_linux_test.go's BenchmarkWaitEpoll); then conns's
+# workloads against the poller's server, C's epoll server (testdata/cepoll,
+# the host's gcc) and Go's net, natively.
 #
-# linux: the poller's Wait (epoll) beside a loop on raw unix.EpollWait on
-# the same sockets (poller/bench_linux_test.go's BenchmarkWaitEpoll), both
-# in one process a round, in blocks of calls that alternate between them,
-# BENCH_WAIT_TIME a case (1s, both sides); then conns's
-# workloads against the poller's echo server, the C epoll server of
-# testdata/cepoll (the host's gcc, 2 threads) and Go's net, native and
-# pinned as above. The tables end with issue 39's goals: met, missed or
-# not settled by the 95% interval of the rounds' ratios' median (under 6
-# rounds, met or missed by the median, as the verdict says); the
-# chart goes to BENCH_CHART (doc/runs/linux-conns.svg unless told).
-#
-# If BENCH_RECORDS names a directory (a relative path: from the
-# repository's root), the rounds' records that benchtab made the tables
-# from are kept there (gc.results, wait.results, conns.results), so that
-# the tables can be made again and the rounds of several runs pooled (with
-# their round numbers offset: the first field of each line).
+# Every process under test runs pinned to one CPU (under Wine the
+# wineserver too, in a prefix of this script's own, so that a wake-up never
+# crosses CPUs and no other Wine run disturbs this one); every timed run
+# has a process (and a wineserver) of its own. Rounds are interleaved:
+# each runs every benchmark once, the sides or servers in an order that
+# changes from round to round. The tables (internal/cmd/benchtab) give
+# medians (min–max) over the rounds, ratios taken a round at a time and,
+# for linux, issue 39's goals: met, missed or not settled by the 95%
+# interval of the median of the rounds' ratios (under 6 rounds, by the
+# median). BENCH_RECORDS, a directory, keeps the rounds' records, from
+# which the tables can be made again and several runs' rounds pooled
+# (their round numbers, each line's first field, offset).
 set -Eeuo pipefail # -E: the ERR trap below names a failing line in functions too
 cd "$(dirname "$0")/.."
 repo="$PWD"
