@@ -108,6 +108,9 @@ run_tests() {
 # the raw call and its rows, the scenarios, the poller's suite, the echo
 # example and the facts recorder once per value of each switch; both but
 # for the AFD backend's subtests. Labelled "model": never a Windows pass.
+# The AFD backend's subtests (TestX/AFD), which the model passes skip: the
+# model is not in their path, and the windows/amd64 passes ran them.
+afd_subtests='/^AFD$'
 model_switches=(trigger=refuse remove_packet=coalesced remove_closed=call second_port=ignore second_port=move
 	empty_call=einval level=change result=one overlapped=junk tied_socket=refuse)
 # switch_run SW: model_runs' packages with the model's switch SW, as
@@ -123,19 +126,15 @@ switch_run() {
 		# every goroutine's stack, not in CI's own time limit; timeout(1)
 		# for a hang of Wine itself. (The echo example's stress tests run
 		# on the model once, in stress_runs below.)
-		# As in the pass with no switch, the AFD backend's subtests are
-		# skipped.
 		(cd "$pkg" && env "${env[@]}" SOCKSTATE_PSN_MODEL="$sw" timeout -k 30 660 \
 			wine "$work/model/$(basename "$(realpath .)").exe" -test.v=test2json -test.count=1 -test.timeout=10m \
-			-test.skip '/^AFD$' 2>&1 |
+			-test.skip "$afd_subtests" 2>&1 |
 			go tool test2json -t -p "github.com/sockstate/sockstate${pkg#.}")
 	done
 }
 model_runs() {
 	local env=(GOOS=windows GOARCH=amd64 SOCKSTATE_ABI_STUB="$(stub_path amd64)" SOCKSTATE_PSN_MODEL_DLL="$model_path")
-	# The AFD backend's subtests (TestX/AFD) are skipped here too: the model
-	# is not in their path, and the windows/amd64 passes ran them.
-	run_tests "windows/amd64 model" "${env[@]}" -- -tags sockstate_psnmodel -skip '/^AFD$'
+	run_tests "windows/amd64 model" "${env[@]}" -- -tags sockstate_psnmodel -skip "$afd_subtests"
 	local pkgs=(. ./poller ./examples/echo ./internal/psnfacts) pkg
 	mkdir -p "$work/model"
 	for pkg in "${pkgs[@]}"; do
