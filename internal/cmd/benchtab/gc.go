@@ -102,9 +102,11 @@ func gcTables(w io.Writer, f *figures) {
 
 // pairCells writes the cells of a row that compares series a with series
 // b: the median (min–max) of each and the median (min–max) of the rounds'
-// a/b ratios.
-func pairCells(w io.Writer, a, b map[int]float64, rounds int) {
-	fmt.Fprintf(w, " %s | %s | %s |", summarize(values(a)), summarize(values(b)), summarize(ratios(a, b)).ratioString(rounds))
+// a/b ratios, whose spread it returns.
+func pairCells(w io.Writer, a, b map[int]float64, rounds int) spread {
+	r := summarize(ratios(a, b))
+	fmt.Fprintf(w, " %s | %s | %s |", summarize(values(a)), summarize(values(b)), r.ratioString(rounds))
+	return r
 }
 
 // gcRowTitle names a metric's row.

@@ -7,7 +7,7 @@ import "testing"
 
 // TestVerdict: from 6 rounds the whole interval of the median meets the
 // goal, or none of it does, or it is not settled; a bound at the interval's
-// end meets it. Under 6 rounds, the median alone decides, and says so. No
+// near end meets it, at its far end it is not settled. Under 6 rounds, the median alone decides, and says so. No
 // figures is neither met nor missed.
 func TestVerdict(t *testing.T) {
 	most, least := goal{true, 1.05, "1.05"}, goal{false, 0.9, "0.90"}

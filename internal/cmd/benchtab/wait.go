@@ -95,8 +95,7 @@ func waitTables(w io.Writer, run waitRun) {
 	for _, c := range run.cases {
 		a, b := run.f.get("poller", c), run.f.get("raw", c)
 		fmt.Fprintf(w, "| %s |", c)
-		pairCells(w, a, b, run.f.rounds)
-		r := summarize(ratios(a, b))
+		r := pairCells(w, a, b, run.f.rounds)
 		fmt.Fprintf(w, " %s | %s |\n", r.intervalString(), waitGoal.verdict(r))
 	}
 	fmt.Fprintln(w)
