@@ -23,9 +23,8 @@
 # threads, each in a process of its own; the memory that registering
 # 10,000 sockets adds.
 #
-# conns: the poller's echo server on CONNS_WAITERS goroutines waiting (1:
-# the server has one CPU), C's on as many threads and Go's net, each a
-# process of its own, driven over the loopback by
+# conns: the poller's echo server on 2 goroutines, C's on 2 threads and
+# Go's net, each a process of its own, driven over the loopback by
 # internal/cmd/connload, natively on another CPU, which checks every byte
 # and reads the server's (and the wineserver's) figures in /proc; at 1,000
 # connections all echoing and at 10,000 with 1% echoing: messages/s,
@@ -72,7 +71,6 @@ echo_msgs="${BENCH_ECHO_MSGS:-3000}"
 conns_secs="${CONNS_SECS:-10}"
 conns_all="${CONNS_ALL:-1000}"
 conns_max="${CONNS_MAX:-10000}"
-waiters="${CONNS_WAITERS:-1}"
 wait_time="${BENCH_WAIT_TIME:-1s}"
 chart="${BENCH_CHART-doc/runs/conns.svg}"
 [ "$mode" != linux ] || chart="${BENCH_CHART-doc/runs/linux-conns.svg}"
@@ -80,7 +78,6 @@ records="${BENCH_RECORDS:-}"
 [ -z "$records" ] || { mkdir -p "$records" && records="$(cd "$records" && pwd)"; }
 idles=(10 100 1000 10000)
 ((conns_all >= 10 && conns_max >= 100)) || { echo "bench.sh: CONNS_ALL at least 10, CONNS_MAX at least 100 (1% of them echo)" >&2; exit 2; }
-[[ "$waiters" =~ ^[1-9][0-9]?$ ]] || { echo "bench.sh: CONNS_WAITERS from 1 to 99" >&2; exit 2; }
 # Go sizes GOMAXPROCS by the CPUs its affinity allows (pinned: 1). The Go
 # programs get this machine's CPUs, unless GOMAXPROCS is set already.
 GOMAXPROCS="${GOMAXPROCS:-$cpus}" && export GOMAXPROCS
@@ -223,10 +220,10 @@ wait_bench() {
 conns_run() {
 	local server="$1" n="$2" active="$3" exe args ws=0
 	case "$server" in
-	poller) exe=echoserver args=(-server poller -goroutines "$waiters") ;;
+	poller) exe=echoserver args=(-server poller -goroutines 2) ;;
 	net) exe=echoserver args=(-server net) ;;
-	c) exe=cloop.exe args=(echo "$waiters") ;;
-	cepoll) exe=cepoll args=(echo "$waiters") ;;
+	c) exe=cloop.exe args=(echo 2) ;;
+	cepoll) exe=cepoll args=(echo 2) ;;
 	esac
 	if [ "$mode" = linux ]; then
 		coproc SERVER { exec taskset -c "$cpu" "./$exe" "${args[@]}"; }
@@ -284,7 +281,7 @@ conns_bench() {
 	done
 	keep conns.results
 	printf '\n%s\n%s\n\n' "Echo servers at many connections: $rounds round(s), the servers in an order that rotates; connload on CPU $load_cpu;" \
-		"${conns_secs} s of echo a run, 64-byte messages; the poller's server on $waiters goroutine(s) waiting, C's on $waiters thread(s)."
+		"${conns_secs} s of echo a run, 64-byte messages."
 	local svg=()
 	if [ -n "$chart" ]; then
 		[[ "$chart" == /* ]] || chart="$repo/$chart"
