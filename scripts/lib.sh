@@ -51,11 +51,14 @@ this_wineserver() {
 
 # snapshot EXE: a line for the wineserver of $WINEPREFIX and one for each
 # thread of the processes of that prefix that run EXE (a path or a name):
-# state, CPU time, the kernel function it waits in.
+# state, CPU time, seconds since it started, the kernel function it waits
+# in; then the wineserver's line again a second later (a server that
+# spins has gained a second of CPU; one younger than EXE's process was
+# started again while EXE ran).
 snapshot() {
 	local ws p pids=()
 	if ws="$(this_wineserver 2>&1)"; then
-		ps -o pid=,stat=,time=,wchan:32=,comm= -p "$ws" | sed 's/^/wineserver /'
+		ps -o pid=,stat=,time=,etimes=,wchan:32=,comm= -p "$ws" | sed 's/^/wineserver /'
 	else
 		echo "$ws"
 	fi
@@ -66,5 +69,9 @@ snapshot() {
 		echo "no process of this prefix runs $1"
 		return
 	fi
-	ps -L -o pid=,tid=,stat=,time=,wchan:32=,comm= -p "$(IFS=,; echo "${pids[*]}")" | awk '$NF != "bash" && $NF != "timeout"'
+	ps -L -o pid=,tid=,stat=,time=,etimes=,wchan:32=,comm= -p "$(IFS=,; echo "${pids[*]}")" | awk '$NF != "bash" && $NF != "timeout"'
+	if [[ "$ws" =~ ^[0-9]+$ ]]; then
+		read -rt 1 <> <(:) || true # a second, in bash's own read
+		ps -o pid=,stat=,time=,etimes=,wchan:32=,comm= -p "$ws" | sed 's/^/wineserver a second later /'
+	fi
 }
