@@ -6,9 +6,10 @@
 # script that prints how it was started, then sleeps or exits as told), so
 # without Wine: the bound it puts on a test binary, read from
 # -test.timeout, none for benchmarks and fuzzing, what it says of a binary
-# that ends with no PASS or FAIL line, and that it kills one that outlives
+# that ends with no PASS or FAIL line, that it kills one that outlives
 # its bound (about 31 s), saying what its threads and its wineserver
-# were doing, and leaves no process behind. scripts/test.sh runs it; it fails on the first
+# were doing, and one whose wineserver ends under it at once, and that
+# it leaves no process behind. scripts/test.sh runs it; it fails on the first
 # difference.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -89,10 +90,25 @@ want "a binary past its bound" 137 "it was killed at 31 s, 30 s past its -test.t
 want "what it did before the kill" 137 "^  before the kill: no wineserver of $WINEPREFIX runs"
 want "its threads before the kill" 137 "^  before the kill: *[0-9]* *[0-9]* S+\? .* sleep$"
 [ $((SECONDS - start)) -lt 60 ] || fail "a binary past its bound ran $((SECONDS - start)) s"
+# One whose wineserver ends under it (a stand-in: sleep, named wineserver,
+# in this prefix, killed after 3 s): killed at once, and said so, with the
+# server's log.
+mkdir "$dir/server" && cp "$(command -v sleep)" "$dir/server/wineserver"
+"$dir/server/wineserver" 300 &
+server=$!
+echo "wineserver: server/fd.c:1644: set_fd_events: Assertion failed." >"$WINEPREFIX.wineserver.log"
+(read -rt 3 <> <(:) || true; kill "$server") &
+start=$SECONDS
+FAKE_SLEEP=300 run -test.timeout=10m0s
+wait "$server" 2>/dev/null || true
+want "a binary whose wineserver ended" 137 "its wineserver, pid $server, ended while it ran, and it was killed at [0-9]* s"
+want "the server's last words" 137 "^  the wineserver's last words: .*fd.c:1644"
+want "what it did before the kill" 137 "^  before the kill: *[0-9]* *[0-9]* S+\? .* sleep$"
+[ $((SECONDS - start)) -lt 15 ] || fail "a binary whose wineserver ended ran $((SECONDS - start)) s"
 # Every watcher (which would have taken a snapshot before a kill) ended
 # with its script, the runs above ending at once or killed: no process of
 # this run's prefix is left that runs the script or sleeps.
 for p in $(pgrep -f "go_windows_amd64_exec x[.]test[.]exe|^sleep [0-9]+\$"); do
 	! in_prefix "$p" || fail "left behind: $(tr '\0' ' ' <"/proc/$p/cmdline")"
 done
-echo "go_windows_amd64_exec: bounds, messages and a kill at 31 s as expected"
+echo "go_windows_amd64_exec: bounds, messages, a kill at 31 s and one when the wineserver ends, as expected"

@@ -49,27 +49,34 @@ this_wineserver() {
 	return 1
 }
 
+# binary_pids EXE: the processes of $WINEPREFIX that run EXE (a path or a
+# name), not the shells and timeout(1) that started them; fails if none.
+binary_pids() {
+	local p found=1
+	for p in $(pgrep -f -- "$(basename "$1" | sed 's/[.]/[.]/g')"); do
+		case "$(cat "/proc/$p/comm" 2>/dev/null)" in bash | timeout | "") continue ;; esac
+		in_prefix "$p" && echo "$p" && found=0
+	done
+	return $found
+}
+
 # snapshot EXE: a line for the wineserver of $WINEPREFIX and one for each
-# thread of the processes of that prefix that run EXE (a path or a name):
-# state, CPU time, seconds since it started, the kernel function it waits
-# in; then the wineserver's line again a second later (a server that
-# spins has gained a second of CPU; one younger than EXE's process was
-# started again while EXE ran).
+# thread of the processes of that prefix that run EXE: state, CPU time,
+# seconds since it started, the kernel function it waits in; then the
+# wineserver's line again a second later (a server that spins has gained
+# a second of CPU).
 snapshot() {
-	local ws p pids=()
+	local ws pids
 	if ws="$(this_wineserver 2>&1)"; then
 		ps -o pid=,stat=,time=,etimes=,wchan:32=,comm= -p "$ws" | sed 's/^/wineserver /'
 	else
 		echo "$ws"
 	fi
-	for p in $(pgrep -f -- "$(basename "$1" | sed 's/[.]/[.]/g')"); do
-		in_prefix "$p" && pids+=("$p")
-	done
-	if [ ${#pids[@]} -eq 0 ]; then
+	if ! pids="$(binary_pids "$1")"; then
 		echo "no process of this prefix runs $1"
 		return
 	fi
-	ps -L -o pid=,tid=,stat=,time=,etimes=,wchan:32=,comm= -p "$(IFS=,; echo "${pids[*]}")" | awk '$NF != "bash" && $NF != "timeout"'
+	ps -L -o pid=,tid=,stat=,time=,etimes=,wchan:32=,comm= -p "$(paste -sd, <<<"$pids")"
 	if [[ "$ws" =~ ^[0-9]+$ ]]; then
 		read -rt 1 <> <(:) || true # a second, in bash's own read
 		ps -o pid=,stat=,time=,etimes=,wchan:32=,comm= -p "$ws" | sed 's/^/wineserver a second later /'

@@ -161,9 +161,11 @@ setup_prefix() {
 # script. They are started here with their standard streams detached: a
 # daemon that inherits a pipe holds it open, and whoever reads that pipe
 # (CI, "| tee", go test) would wait for ever. "wineserver -p" exits at once
-# when the prefix has a server already, which then stays as it is.
+# when the prefix has a server already, which then stays as it is. The
+# server's standard error goes to $WINEPREFIX.wineserver.log, a file: what
+# it says if it aborts, which go_windows_amd64_exec then reports.
 start_wineserver() {
-	wineserver -p"${SOCKSTATE_WINESERVER_PERSIST:-600}" </dev/null >/dev/null 2>&1 || true
+	wineserver -p"${SOCKSTATE_WINESERVER_PERSIST:-600}" </dev/null >/dev/null 2>>"$WINEPREFIX.wineserver.log" || true
 	wine cmd /c exit </dev/null >/dev/null 2>&1
 }
 
