@@ -103,7 +103,7 @@ FAKE_SLEEP=300 run -test.timeout=10m0s
 wait "$server" 2>/dev/null || true
 want "a binary whose wineserver ended" 137 "its wineserver, pid $server, ended while it ran, and it was killed at [0-9]* s"
 want "the server's last words" 137 "^  the wineserver's last words: .*fd.c:1644"
-want "what it did before the kill" 137 "^  before the kill: *[0-9]* *[0-9]* S+\? .* sleep$"
+want "its threads before that kill" 137 "^  before the kill: *[0-9]* *[0-9]* S+\? .* sleep$"
 [ $((SECONDS - start)) -lt 15 ] || fail "a binary whose wineserver ended ran $((SECONDS - start)) s"
 # Every watcher (which would have taken a snapshot before a kill) ended
 # with its script, the runs above ending at once or killed: no process of
