@@ -53,7 +53,7 @@ this_wineserver() {
 # name), not the shells and timeout(1) that started them; fails if none.
 binary_pids() {
 	local p found=1
-	for p in $(pgrep -f -- "$(basename "$1" | sed 's/[.]/[.]/g')"); do
+	for p in $(pgrep -f -- "(^|[/\\])$(basename "$1" | sed 's/[.]/[.]/g')"); do
 		case "$(cat "/proc/$p/comm" 2>/dev/null)" in bash | timeout | "") continue ;; esac
 		in_prefix "$p" && echo "$p" && found=0
 	done
