@@ -82,3 +82,15 @@ snapshot() {
 		ps -o pid=,stat=,time=,etimes=,wchan:32=,comm= -p "$ws" | sed 's/^/wineserver a second later /'
 	fi
 }
+
+# lost_server_only FILE: whether every package that failed in FILE (go
+# test -json) failed because its wineserver ended under it, as
+# go_windows_amd64_exec says (CONTRIBUTING.md, "Under Wine 8").
+lost_server_only() {
+	awk '
+	match($0, /"Package":"[^"]*"/) { p = substr($0, RSTART + 11, RLENGTH - 12) }
+	/"Action":"fail"/ && !/"Test":/ { failed[p] = 1 }
+	/its wineserver ended while it ran/ { lost[p] = 1 }
+	END { n = 0; for (p in failed) { n++; if (!(p in lost)) exit 1 }; exit n == 0 }
+	' "$1"
+}

@@ -92,17 +92,6 @@ stub_path() { winepath -w "$work/abistub-$1.dll" 2>/dev/null; }
 model_path="$(winepath -w "$work/psnmodel-amd64.dll" 2>/dev/null)"
 
 go build -o "$work/testreport" ./internal/cmd/testreport
-# lost_server_only FILE: whether every package that failed in FILE (go
-# test -json) failed because its wineserver ended under it, as
-# go_windows_amd64_exec says (CONTRIBUTING.md, "Under Wine 8").
-lost_server_only() {
-	awk '
-	match($0, /"Package":"[^"]*"/) { p = substr($0, RSTART + 11, RLENGTH - 12) }
-	/"Action":"fail"/ && !/"Test":/ { failed[p] = 1 }
-	/its wineserver ended while it ran/ { lost[p] = 1 }
-	END { n = 0; for (p in failed) { n++; if (!(p in lost)) exit 1 }; exit n == 0 }
-	' "$1"
-}
 # run_tests LABEL ENV... -- GO TEST ARGS...: one go test run, reported.
 # Under Wine, a run whose every failed package lost its wineserver runs
 # once more, whole, on a server started again, and that run is the one
