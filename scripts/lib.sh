@@ -66,9 +66,9 @@ binary_pids() {
 # wineserver's line again a second later (a server that spins has gained
 # a second of CPU).
 snapshot() {
-	local ws pids
+	local ws pids fields=pid=,stat=,time=,etimes=,wchan:32=,comm=
 	if ws="$(this_wineserver 2>&1)"; then
-		ps -o pid=,stat=,time=,etimes=,wchan:32=,comm= -p "$ws" | sed 's/^/wineserver /'
+		ps -o "$fields" -p "$ws" | sed 's/^/wineserver /'
 	else
 		echo "$ws"
 	fi
@@ -76,10 +76,10 @@ snapshot() {
 		echo "no process of this prefix runs $1"
 		return
 	fi
-	ps -L -o pid=,tid=,stat=,time=,etimes=,wchan:32=,comm= -p "$(paste -sd, <<<"$pids")"
+	ps -L -o "pid=,tid=,${fields#pid=,}" -p "$(paste -sd, <<<"$pids")"
 	if [[ "$ws" =~ ^[0-9]+$ ]]; then
 		read -rt 1 <> <(:) || true # a second, in bash's own read
-		ps -o pid=,stat=,time=,etimes=,wchan:32=,comm= -p "$ws" | sed 's/^/wineserver a second later /'
+		ps -o "$fields" -p "$ws" | sed 's/^/wineserver a second later /'
 	fi
 }
 
