@@ -24,23 +24,22 @@
 # 10,000 sockets adds.
 #
 # conns: the poller's echo server on 2 goroutines, C's on 2 threads and
-# Go's net, each a process of its own, driven over the loopback by
-# internal/cmd/connload, natively on another CPU, which checks every byte
-# and reads the server's (and the wineserver's) figures in /proc; at 1,000
-# connections all echoing and at 10,000 with 1% echoing: messages/s,
-# round trips, set-up time, memory and CPU a message, and a chart of
-# throughput and memory a connection.
+# Go's net, one after another, driven over the loopback by connload
+# (internal/cmd), natively on another CPU, which checks every byte and
+# reads the server's (and the wineserver's) figures in /proc; at 1,000
+# connections all echoing and at 10,000 with 1% echoing: messages/s, round
+# trips, set-up time, memory and CPU a message, and a chart.
 #
 # linux: the poller's Wait (epoll) beside a loop on raw unix.EpollWait,
-# both in one process a round, in blocks of calls that alternate
+# in blocks of calls that alternate in one process
 # (poller/bench_linux_test.go's BenchmarkWaitEpoll); then conns's
-# workloads against the poller's server, C's epoll server (testdata/cepoll,
-# the host's gcc) and Go's net, natively.
+# workloads on the poller's server, C's epoll server (testdata/cepoll, the
+# host's gcc) and Go's net, natively, all three at once, taking turns of
+# 0.2 s at the echo (connload's doc).
 #
 # Every process under test runs pinned to one CPU (under Wine the
 # wineserver too, in a prefix of this script's own, so that a wake-up never
-# crosses CPUs and no other Wine run disturbs this one); every timed run
-# has a process (and a wineserver) of its own. Rounds are interleaved:
+# crosses CPUs and no other Wine run disturbs this one). Rounds are interleaved:
 # each runs every benchmark once, the sides or servers in an order that
 # changes from round to round. The tables (internal/cmd/benchtab) give
 # medians (min–max) over the rounds, ratios taken a round at a time and,
@@ -215,53 +214,54 @@ wait_bench() {
 	./benchtab wait wait.results
 }
 
-# conns_run SERVER N ACTIVE: one run of a server at N connections, ACTIVE
-# of them echoing; prints connload's line.
+declare -A commands=([poller]="echoserver -server poller -goroutines 2" [net]="echoserver -server net"
+	[c]="cloop.exe echo 2" [cepoll]="cepoll echo 2")
+# conns_run N ACTIVE SERVER...: one run of the servers at N connections,
+# ACTIVE of them echoing; natively all at once, taking turns (connload's
+# doc), under Wine one. Prints "SERVER connload's line" for each.
 conns_run() {
-	local server="$1" n="$2" active="$3" exe args ws=0
-	case "$server" in
-	poller) exe=echoserver args=(-server poller -goroutines 2) ;;
-	net) exe=echoserver args=(-server net) ;;
-	c) exe=cloop.exe args=(echo 2) ;;
-	cepoll) exe=cepoll args=(echo 2) ;;
-	esac
-	if [ "$mode" = linux ]; then
-		coproc SERVER { exec taskset -c "$cpu" "./$exe" "${args[@]}"; }
-	else
-		[ "$exe" != echoserver ] || exe=echoserver.exe
-		serve
-		ws="$(this_wineserver)"
-		coproc SERVER { pin wine "$exe" "${args[@]}"; }
-	fi
-	# Bash unsets SERVER and SERVER_PID once the coprocess has ended: kept.
-	local spid="$SERVER_PID" sin="${SERVER[1]}" sout="${SERVER[0]}" line port pid
-	if ! read -r line <&"$sout"; then
-		wait "$spid" || true
-		echo "bench.sh: the $server server ended before it printed its port" >&2
-		return 1
-	fi
-	line="${line%$'\r'}" # a Windows program's line end
-	port="${line#port }"
-	[[ "$port" =~ ^[0-9]+$ ]] || { echo "bench.sh: the $server server printed $line" >&2; return 1; }
-	# Natively the coprocess is the server; under Wine, the newest process that runs it.
-	pid="$spid"
-	[ "$mode" = linux ] || pid="$(pgrep -n -f "$exe")" || { echo "bench.sh: no process runs $exe" >&2; return 1; }
-	rm -f load.in load.out
-	mkfifo load.in load.out
-	taskset -c "$load_cpu" ./connload -addr "127.0.0.1:$port" -conns "$n" -active "$active" \
-		-duration "${conns_secs}s" -pid "$pid" -wineserver "$ws" <load.in >load.out {sin}>&- {sout}<&- &
-	local load=$! hold result=""
-	exec {hold}>load.in # connload holds its connections until this closes
-	read -r result <load.out || true
-	# The server ends first, while connload holds its connections: closed
+	local n="$1" active="$2" server exe args ws=0 line pid out hold lh lo addrs=() pids=() outs=() spids=()
+	shift 2
+	rm -f servers.in load.in load.out && mkfifo servers.in load.in load.out
+	exec {hold}<>servers.in # the servers' input, which only this shell writes: they end when it closes
+	for server in "$@"; do
+		read -ra args <<<"${commands[$server]}"
+		exe="${args[0]}" args=("${args[@]:1}")
+		rm -f server.out && mkfifo server.out
+		if [ "$mode" = linux ]; then
+			taskset -c "$cpu" "./$exe" "${args[@]}" <servers.in >server.out {hold}>&- &
+		else
+			[ "$exe" != echoserver ] || exe=echoserver.exe
+			serve && ws="$(this_wineserver)"
+			pin wine "$exe" "${args[@]}" <servers.in >server.out {hold}>&- &
+		fi
+		spids+=($!) && exec {out}<server.out && outs+=("$out")
+		read -r line <&"$out" || { echo "bench.sh: the $server server ended before it printed its port" >&2; return 1; }
+		line="${line%$'\r'}" # a Windows program's line end
+		[[ "${line#port }" =~ ^[0-9]+$ ]] || { echo "bench.sh: the $server server printed $line" >&2; return 1; }
+		addrs+=("127.0.0.1:${line#port }")
+		pid="${spids[-1]}" # natively the process started is the server; under Wine, the newest that runs it
+		[ "$mode" = linux ] || pid="$(pgrep -n -f "$exe")" || { echo "bench.sh: no process runs $exe" >&2; return 1; }
+		pids+=("$pid")
+	done
+	exec {lh}<>load.in # connload holds its connections until this closes
+	taskset -c "$load_cpu" ./connload -addr "$(IFS=, && echo "${addrs[*]}")" -pid "$(IFS=, && echo "${pids[*]}")" \
+		-conns "$n" -active "$active" -duration "${conns_secs}s" -wineserver "$ws" <load.in >load.out {hold}>&- {lh}>&- &
+	local load=$! told=0
+	exec {lo}<load.out
+	for server in "$@"; do
+		read -r line <&"$lo" || { echo "bench.sh: connload printed no figures for the $server server" >&2; break; }
+		echo "$server $line" && told=$((told + 1))
+	done
+	# The servers end first, while connload holds its connections: closed
 	# from the client side all at once they would make Wine's server spin
 	# on every socket at its end of stream until the server has closed it.
-	exec {sin}>&-
-	wait "$spid" || { echo "bench.sh: the $server server exited with status $?" >&2; return 1; }
 	exec {hold}>&-
-	wait "$load" || { echo "bench.sh: connload failed against the $server server" >&2; return 1; }
-	[ -n "$result" ] || { echo "bench.sh: connload printed no figures against the $server server" >&2; return 1; }
-	echo "$result"
+	for pid in "${spids[@]}"; do wait "$pid" || { echo "bench.sh: a server exited with status $?" >&2 && return 1; }; done
+	exec {lh}>&-
+	wait "$load" || { echo "bench.sh: connload failed (status $?)" >&2; return 1; }
+	for out in "$lo" "${outs[@]}"; do exec {out}<&-; done
+	((told == $#))
 }
 conns_bench() {
 	local r k n active server servers=(poller c net) native=()
@@ -273,10 +273,13 @@ conns_bench() {
 		for n in "$conns_all" "$conns_max"; do
 			active=$n
 			((n == conns_all)) || active=$((n / 100))
-			for server in "${servers[@]:k}" "${servers[@]:0:k}"; do
-				echo "  $server: $n connections, $active echoing" >&2
-				conns_run "$server" "$n" "$active" | awk -v r="$r" -v s="$server" -v n="$n" -v a="$active" '{ print r, s, n, a, $0 }' >>conns.results
-			done
+			local order=("${servers[@]:k}" "${servers[@]:0:k}")
+			echo "  ${order[*]}: $n connections, $active echoing" >&2
+			if [ "$mode" = linux ]; then
+				conns_run "$n" "$active" "${order[@]}"
+			else
+				for server in "${order[@]}"; do conns_run "$n" "$active" "$server"; done
+			fi | awk -v r="$r" -v n="$n" -v a="$active" '{ s = $1; $1 = ""; print r, s, n, a $0 }' >>conns.results
 		done
 	done
 	keep conns.results

@@ -1,6 +1,8 @@
 // Copyright 2026 The sockstate Authors. All rights reserved.
 // SPDX-License-Identifier: BSD-3-Clause
 
+//go:build linux
+
 package main
 
 import (
@@ -9,11 +11,8 @@ import (
 	"fmt"
 	"io"
 	"net"
-	"slices"
 	"sync"
-	"sync/atomic"
 	"syscall"
-	"time"
 )
 
 // setup dials connections from to to-1 and echoes one message on each; a
@@ -66,11 +65,7 @@ func outOfResources(err error) bool {
 // echo sends one message that names connection id and its sequence number
 // seq, and checks that it comes back byte for byte.
 func echo(c net.Conn, out, in []byte, id, seq uint32) error {
-	for i := range out {
-		out[i] = byte(i) ^ byte(id) ^ byte(seq)
-	}
-	binary.LittleEndian.PutUint32(out, id)
-	binary.LittleEndian.PutUint32(out[4:], seq)
+	fill(out, id, seq)
 	if _, err := c.Write(out); err != nil {
 		return err
 	}
@@ -83,60 +78,12 @@ func echo(c net.Conn, out, in []byte, id, seq uint32) error {
 	return nil
 }
 
-// echoed is what the echo phase measured.
-type echoed struct {
-	msgs     int
-	elapsed  time.Duration
-	p50, p99 time.Duration // round trips
-}
-
-func (e echoed) String() string {
-	return fmt.Sprintf("msgs=%d msgs/s=%.0f p50-us=%d p99-us=%d",
-		e.msgs, float64(e.msgs)/e.elapsed.Seconds(), e.p50.Microseconds(), e.p99.Microseconds())
-}
-
-// echoPhase runs active of the connections, spread evenly over cs, for d.
-func echoPhase(cs []net.Conn, active int, d time.Duration, size int) (echoed, error) {
-	var (
-		wg    sync.WaitGroup
-		stop  atomic.Bool
-		mu    sync.Mutex
-		rtts  []time.Duration
-		first error
-	)
-	start := time.Now()
-	for k := range active {
-		c := cs[k*len(cs)/active]
-		wg.Go(func() {
-			out, in := make([]byte, size), make([]byte, size)
-			var mine []time.Duration
-			var err error
-			for seq := uint32(1); !stop.Load(); seq++ {
-				t := time.Now()
-				if err = echo(c, out, in, uint32(k), seq); err != nil {
-					break
-				}
-				mine = append(mine, time.Since(t))
-			}
-			mu.Lock()
-			defer mu.Unlock()
-			rtts = append(rtts, mine...)
-			if err != nil && first == nil {
-				first = fmt.Errorf("active connection %d: %w", k, err)
-			}
-		})
+// fill makes out the message that names connection id and its sequence
+// number seq.
+func fill(out []byte, id, seq uint32) {
+	for i := range out {
+		out[i] = byte(i) ^ byte(id) ^ byte(seq)
 	}
-	time.Sleep(d)
-	stop.Store(true)
-	wg.Wait()
-	elapsed := time.Since(start)
-	if first != nil {
-		return echoed{}, first
-	}
-	if len(rtts) == 0 {
-		return echoed{}, errors.New("no message came back in the echo")
-	}
-	slices.Sort(rtts)
-	pct := func(p float64) time.Duration { return rtts[int(p*float64(len(rtts)-1))] }
-	return echoed{msgs: len(rtts), elapsed: elapsed, p50: pct(0.50), p99: pct(0.99)}, nil
+	binary.LittleEndian.PutUint32(out, id)
+	binary.LittleEndian.PutUint32(out[4:], seq)
 }

@@ -1,19 +1,23 @@
 // Copyright 2026 The sockstate Authors. All rights reserved.
 // SPDX-License-Identifier: BSD-3-Clause
 
+//go:build linux
+
 // Command connload is the load generator and the meter of
 // "scripts/bench.sh conns" (servers under Wine, whose sockets are host
 // sockets) and "scripts/bench.sh linux" (native servers): it runs natively
-// against an echo server on the loopback, opens many connections, checks
-// every byte that comes back, and reads what the server process (and,
-// under Wine, its wineserver) spent in Linux's /proc.
+// on Linux against echo servers on the loopback, opens many connections,
+// checks every byte that comes back, and reads what each server process
+// (and, under Wine, its wineserver) spent in Linux's /proc.
 //
-//	connload -addr 127.0.0.1:PORT -conns N -active K -duration D [-pid P] [-wineserver W]
+//	connload -addr 127.0.0.1:PORT[,127.0.0.1:PORT...] -conns N -active K -duration D [-block B] [-pid P[,P...]] [-wineserver W]
 //
-// First it opens N connections, at most -parallel dials at a time, and
-// echoes one message on each: the set-up. Then K of the connections,
-// spread evenly over the N, each send a message, wait for it to come back
-// and send the next, for D, while the rest stay idle. It prints one line,
+// First it opens N connections to the server, at most -parallel dials at
+// a time, and echoes one message on each: the set-up. Then K of the
+// connections, spread evenly over the N, each send a message, wait for it
+// to come back and send the next, for D, while the rest stay idle. One
+// thread waits on epoll for all K, so that connload spends less CPU a
+// message than the servers it measures. It prints one line,
 //
 //	conns=N refused=R setup-s=S msgs=M msgs/s=X p50-us=A p99-us=B mem-B/conn=C server-us/msg=T load-cpu=L wineserver-us/msg=U
 //
@@ -31,13 +35,20 @@
 // throughput). With -wineserver, U is that process's CPU time a message;
 // without it (a native server) U is left out, not 0.
 //
+// With several servers (-addr and -pid lists of one length), connload
+// runs a copy of itself for each (a process holds at most one server's
+// connections under the usual descriptor limit), makes their set-ups one
+// after another, and then has them take turns: each echoes for B at a
+// time, in an order that rotates, until each has echoed for D. A
+// machine's speed that drifts from second to second then weighs on every
+// server alike. It prints a line for each server, in the order of -addr.
+//
 // Then it holds the connections open until its standard input ends, so
-// that the script can end the server first: connections closed at once
+// that the script can end the servers first: connections closed at once
 // from this side make Wine's server spin on every socket that has its end
 // of stream until the server under test has closed it, which takes
 // minutes at 10,000. A connection that fails, or a byte that comes back
-// wrong, ends it with status 1; bad flags with status 2. Each connection
-// is a goroutine, not a thread.
+// wrong, ends it with status 1; bad flags with status 2.
 package main
 
 import (
@@ -47,156 +58,136 @@ import (
 	"io"
 	"net"
 	"os"
+	"strconv"
 	"strings"
 	"time"
 )
 
 // config is the flags.
 type config struct {
-	addr            string
+	addrs           []string
 	conns, active   int
-	duration        time.Duration
+	duration, block time.Duration
 	size, parallel  int
-	pid, wineserver int // 0: not measured
+	pids            []int // none: not measured
+	wineserver      int   // 0: not measured
+	turn            bool  // a copy that takes turns, driven by its standard input
 }
 
 func main() {
 	var c config
-	flag.StringVar(&c.addr, "addr", "", "the echo server, on the loopback: 127.0.0.1:PORT")
-	flag.IntVar(&c.conns, "conns", 1000, "connections to open (10 to 100000)")
+	var addrs, pids string
+	flag.StringVar(&addrs, "addr", "", "the echo servers, on the loopback: 127.0.0.1:PORT, several separated by commas")
+	flag.IntVar(&c.conns, "conns", 1000, "connections to open to each server (10 to 100000)")
 	flag.IntVar(&c.active, "active", 1000, "connections that echo (1 to -conns)")
-	flag.DurationVar(&c.duration, "duration", 10*time.Second, "length of the echo (at most 10m)")
+	flag.DurationVar(&c.duration, "duration", 10*time.Second, "length of each server's echo (at most 10m)")
+	flag.DurationVar(&c.block, "block", 200*time.Millisecond, "length of a turn, with several servers (10ms to -duration)")
 	flag.IntVar(&c.size, "size", 64, "bytes a message (16 to 65536)")
 	flag.IntVar(&c.parallel, "parallel", 100, "dials in flight at once (1 to 1000)")
-	flag.IntVar(&c.pid, "pid", 0, "the server's process, whose memory and CPU are read (0: none)")
-	flag.IntVar(&c.wineserver, "wineserver", 0, "the wineserver's process, whose CPU is read (0: none)")
+	flag.StringVar(&pids, "pid", "", "the servers' processes, whose memory and CPU are read, in the order of -addr (none: not read)")
+	flag.IntVar(&c.wineserver, "wineserver", 0, "the wineserver's process, whose CPU is read, with one server (0: none)")
+	flag.BoolVar(&c.turn, "turn", false, "internal: a copy for one server among several, which takes turns")
 	flag.Parse()
-	if err := c.check(flag.Args()); err != nil {
+	err := c.parse(addrs, pids)
+	if err == nil {
+		err = c.check(flag.Args())
+	}
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "connload:", err)
 		flag.Usage()
 		os.Exit(2)
 	}
-	if err := run(c, os.Stdin, os.Stdout); err != nil {
+	switch {
+	case c.turn:
+		err = runTurn(c, os.Stdin, os.Stdout)
+	case len(c.addrs) > 1:
+		err = runTurns(c, os.Args[1:], os.Stdin, os.Stdout)
+	default:
+		err = run(c, os.Stdin, os.Stdout)
+	}
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "connload:", err)
 		os.Exit(1)
 	}
 }
 
+// parse reads the lists of -addr and -pid.
+func (c *config) parse(addrs, pids string) error {
+	c.addrs = strings.Split(addrs, ",")
+	if pids == "" {
+		return nil
+	}
+	for p := range strings.SplitSeq(pids, ",") {
+		n, err := strconv.Atoi(p)
+		if err != nil {
+			return fmt.Errorf("-pid %q: process IDs separated by commas", pids)
+		}
+		c.pids = append(c.pids, n)
+	}
+	return nil
+}
+
 func (c config) check(args []string) error {
-	host, _, err := net.SplitHostPort(c.addr)
-	switch {
-	case len(args) > 0:
+	if len(args) > 0 {
 		return fmt.Errorf("unexpected arguments: %q", args)
-	case err != nil:
-		return fmt.Errorf("-addr %q: %w", c.addr, err)
-	case !net.ParseIP(host).IsLoopback():
-		return fmt.Errorf("-addr %q: only a loopback address", c.addr)
+	}
+	for _, a := range c.addrs {
+		host, _, err := net.SplitHostPort(a)
+		switch {
+		case err != nil:
+			return fmt.Errorf("-addr %q: %w", a, err)
+		case !net.ParseIP(host).IsLoopback():
+			return fmt.Errorf("-addr %q: only a loopback address", a)
+		}
+	}
+	switch {
 	case c.conns < 10 || c.conns > 100_000:
 		return fmt.Errorf("-conns %d: 10 to 100000", c.conns)
 	case c.active < 1 || c.active > c.conns:
 		return fmt.Errorf("-active %d: 1 to -conns (%d)", c.active, c.conns)
 	case c.duration <= 0 || c.duration > 10*time.Minute:
 		return fmt.Errorf("-duration %v: more than 0, at most 10m", c.duration)
+	case c.block < 10*time.Millisecond || c.block > c.duration:
+		return fmt.Errorf("-block %v: 10ms to -duration (%v)", c.block, c.duration)
 	case c.size < 16 || c.size > 65536:
 		return fmt.Errorf("-size %d: 16 to 65536", c.size)
 	case c.parallel < 1 || c.parallel > 1000:
 		return fmt.Errorf("-parallel %d: 1 to 1000", c.parallel)
-	case c.pid < 0 || c.wineserver < 0:
-		return fmt.Errorf("-pid %d, -wineserver %d: process IDs, or 0", c.pid, c.wineserver)
+	case len(c.pids) != 0 && len(c.pids) != len(c.addrs):
+		return fmt.Errorf("-pid: %d processes for %d servers", len(c.pids), len(c.addrs))
+	case c.wineserver < 0:
+		return fmt.Errorf("-wineserver %d: a process ID, or 0", c.wineserver)
+	case c.wineserver != 0 && len(c.addrs) > 1:
+		return errors.New("-wineserver: with one server only")
+	case c.turn && len(c.addrs) > 1:
+		return errors.New("-turn: one server")
+	}
+	for _, p := range c.pids {
+		if p <= 0 {
+			return fmt.Errorf("-pid %d: a process ID", p)
+		}
 	}
 	return nil
 }
 
-// run makes the load, writes its line to out, and holds the connections
-// until in ends.
+// run makes the load on one server, writes its line to out, and holds the
+// connections until in ends.
 func run(c config, in io.Reader, out io.Writer) error {
-	var cs []net.Conn
-	defer func() {
-		for _, conn := range cs {
-			conn.Close()
-		}
-	}()
-	var (
-		line    []string
-		refused int
-		took    time.Duration // the set-up's time, without the readings
-		rss     [2]int64      // the server's, after the first tenth and at the end of the set-up
-		base    int           // connections after the first tenth
-	)
-	tenth := c.conns / 10
-	for i, st := range [][2]int{{0, tenth}, {tenth, c.conns}} {
-		start := time.Now()
-		more, r, err := setup(c.addr, st[0], st[1], c.size, c.parallel)
-		took += time.Since(start)
-		cs, refused = append(cs, more...), refused+r
-		if err != nil {
-			return err
-		}
-		if i == 0 {
-			base = len(cs)
-		}
-		if c.pid != 0 {
-			if rss[i], err = residentBytes(c.pid); err != nil {
-				return err
-			}
-		}
-	}
-	line = append(line, fmt.Sprintf("conns=%d refused=%d setup-s=%.4f", len(cs), refused, took.Seconds()))
-	if c.active > len(cs) {
-		return fmt.Errorf("-active %d: only %d connections were made", c.active, len(cs))
-	}
-	self := 0 // connload's own CPU is read with the server's
-	if c.pid != 0 {
-		self = os.Getpid()
-	}
-	before, err := cpuTimes(c.pid, c.wineserver, self)
+	s, err := prepare(c)
 	if err != nil {
 		return err
 	}
-	e, err := echoPhase(cs, c.active, c.duration, c.size)
+	defer s.close()
+	if err := s.echo(c.duration); err != nil {
+		return err
+	}
+	line, err := s.line()
 	if err != nil {
 		return err
 	}
-	after, err := cpuTimes(c.pid, c.wineserver, self)
-	if err != nil {
-		return err
-	}
-	line = append(line, e.String())
-	if c.pid != 0 {
-		if len(cs) == base {
-			return errors.New("no connection was made after the first tenth: no memory a connection")
-		}
-		line = append(line, fmt.Sprintf("mem-B/conn=%.0f server-us/msg=%.2f load-cpu=%.2f",
-			float64(rss[1]-rss[0])/float64(len(cs)-base), perMessage(after[0]-before[0], e.msgs),
-			float64(after[2]-before[2])/float64(e.elapsed)))
-	}
-	if c.wineserver != 0 {
-		line = append(line, fmt.Sprintf("wineserver-us/msg=%.2f", perMessage(after[1]-before[1], e.msgs)))
-	}
-	if _, err := fmt.Fprintln(out, strings.Join(line, " ")); err != nil {
+	if _, err := fmt.Fprintln(out, line); err != nil {
 		return err
 	}
 	_, err = io.Copy(io.Discard, in)
 	return err
-}
-
-// perMessage is d over msgs, in microseconds.
-func perMessage(d time.Duration, msgs int) float64 {
-	return float64(d) / float64(time.Microsecond) / float64(msgs)
-}
-
-// cpuTimes returns the CPU time of the processes pid, ws and self so far,
-// 0 for a process not asked for (0).
-func cpuTimes(pid, ws, self int) ([3]time.Duration, error) {
-	var t [3]time.Duration
-	for i, p := range [3]int{pid, ws, self} {
-		if p == 0 {
-			continue
-		}
-		var err error
-		if t[i], err = cpuTime(p); err != nil {
-			return t, err
-		}
-	}
-	return t, nil
 }

@@ -1,6 +1,8 @@
 // Copyright 2026 The sockstate Authors. All rights reserved.
 // SPDX-License-Identifier: BSD-3-Clause
 
+//go:build linux
+
 package main
 
 import (
@@ -62,7 +64,7 @@ func fields(t *testing.T, line string) map[string]float64 {
 }
 
 func TestRun(t *testing.T) {
-	c := config{addr: server(t, func([]byte) {}), conns: 30, active: 5, duration: 200 * time.Millisecond, size: 64, parallel: 8}
+	c := config{addrs: []string{server(t, func([]byte) {})}, conns: 30, active: 5, duration: 200 * time.Millisecond, block: 200 * time.Millisecond, size: 64, parallel: 8}
 	var out strings.Builder
 	if err := run(c, strings.NewReader(""), &out); err != nil {
 		t.Fatal(err)
@@ -82,7 +84,7 @@ func TestRun(t *testing.T) {
 }
 
 func TestRunWrongByte(t *testing.T) {
-	c := config{addr: server(t, func(b []byte) { b[len(b)-1]++ }), conns: 10, active: 1, duration: time.Second, size: 64, parallel: 8}
+	c := config{addrs: []string{server(t, func(b []byte) { b[len(b)-1]++ })}, conns: 10, active: 1, duration: time.Second, block: time.Second, size: 64, parallel: 8}
 	err := run(c, strings.NewReader(""), io.Discard)
 	if err == nil || !strings.Contains(err.Error(), "came back as") {
 		t.Fatalf("run against a server that changes a byte: %v", err)
@@ -90,20 +92,26 @@ func TestRunWrongByte(t *testing.T) {
 }
 
 func TestCheck(t *testing.T) {
-	good := config{addr: "127.0.0.1:9", conns: 1000, active: 10, duration: time.Second, size: 64, parallel: 100}
+	good := config{addrs: []string{"127.0.0.1:9"}, conns: 1000, active: 10, duration: time.Second, block: 100 * time.Millisecond, size: 64, parallel: 100}
 	if err := good.check(nil); err != nil {
 		t.Fatal(err)
 	}
 	for want, change := range map[string]func(*config){
-		"only a loopback": func(c *config) { c.addr = "192.0.2.1:9" },
-		"-addr":           func(c *config) { c.addr = "nowhere" },
+		"only a loopback": func(c *config) { c.addrs = []string{"127.0.0.1:9", "192.0.2.1:9"} },
+		"-addr":           func(c *config) { c.addrs = []string{"nowhere"} },
+		"-block 5ms":      func(c *config) { c.block = 5 * time.Millisecond },
+		"-block 2s":       func(c *config) { c.block = 2 * time.Second },
+		"2 processes for": func(c *config) { c.pids = []int{1, 2} },
+		"-pid 0":          func(c *config) { c.pids = []int{0} },
+		"one server only": func(c *config) { c.addrs, c.wineserver = []string{"127.0.0.1:9", "127.0.0.1:10"}, 1 },
+		"-turn: one":      func(c *config) { c.addrs, c.turn = []string{"127.0.0.1:9", "127.0.0.1:10"}, true },
 		"-conns 9":        func(c *config) { c.conns = 9 },
 		"-active 0":       func(c *config) { c.active = 0 },
 		"-active 1001":    func(c *config) { c.active = 1001 },
 		"-duration 0s":    func(c *config) { c.duration = 0 },
 		"-size 8":         func(c *config) { c.size = 8 },
 		"-parallel 0":     func(c *config) { c.parallel = 0 },
-		"-pid -1":         func(c *config) { c.pid = -1 },
+		"-wineserver -1":  func(c *config) { c.wineserver = -1 },
 	} {
 		c := good
 		change(&c)

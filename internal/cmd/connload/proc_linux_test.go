@@ -106,8 +106,8 @@ func TestSelf(t *testing.T) {
 // out, not 0.
 func TestRunMeasured(t *testing.T) {
 	for _, ws := range []int{os.Getpid(), 0} {
-		c := config{addr: server(t, func([]byte) {}), conns: 50, active: 10, duration: 200 * time.Millisecond,
-			size: 64, parallel: 8, pid: os.Getpid(), wineserver: ws}
+		c := config{addrs: []string{server(t, func([]byte) {})}, conns: 50, active: 10, duration: 200 * time.Millisecond,
+			block: 200 * time.Millisecond, size: 64, parallel: 8, pids: []int{os.Getpid()}, wineserver: ws}
 		var out strings.Builder
 		if err := run(c, strings.NewReader(""), &out); err != nil {
 			t.Fatal(err)
