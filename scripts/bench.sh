@@ -284,7 +284,7 @@ conns_bench() {
 	done
 	keep conns.results
 	printf '\n%s\n%s\n\n' "Echo servers at many connections: $rounds round(s), the servers in an order that rotates; connload on CPU $load_cpu;" \
-		"${conns_secs} s of echo a run, 64-byte messages."
+		"${conns_secs} s of echo a server and run, 64-byte messages$([ "$mode" != linux ] || echo '; the servers at once, taking turns of 0.2 s')."
 	local svg=()
 	if [ -n "$chart" ]; then
 		[[ "$chart" == /* ]] || chart="$repo/$chart"

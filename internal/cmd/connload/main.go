@@ -147,7 +147,7 @@ func (c config) check(args []string) error {
 		return fmt.Errorf("-active %d: 1 to -conns (%d)", c.active, c.conns)
 	case c.duration <= 0 || c.duration > 10*time.Minute:
 		return fmt.Errorf("-duration %v: more than 0, at most 10m", c.duration)
-	case c.block < 10*time.Millisecond || c.block > c.duration:
+	case (len(c.addrs) > 1 || c.turn) && (c.block < 10*time.Millisecond || c.block > c.duration):
 		return fmt.Errorf("-block %v: 10ms to -duration (%v)", c.block, c.duration)
 	case c.size < 16 || c.size > 65536:
 		return fmt.Errorf("-size %d: 16 to 65536", c.size)

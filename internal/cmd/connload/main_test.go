@@ -99,8 +99,8 @@ func TestCheck(t *testing.T) {
 	for want, change := range map[string]func(*config){
 		"only a loopback": func(c *config) { c.addrs = []string{"127.0.0.1:9", "192.0.2.1:9"} },
 		"-addr":           func(c *config) { c.addrs = []string{"nowhere"} },
-		"-block 5ms":      func(c *config) { c.block = 5 * time.Millisecond },
-		"-block 2s":       func(c *config) { c.block = 2 * time.Second },
+		"-block 5ms":      func(c *config) { c.block, c.turn = 5*time.Millisecond, true },
+		"-block 2s":       func(c *config) { c.block, c.addrs = 2*time.Second, []string{"127.0.0.1:9", "127.0.0.1:10"} },
 		"2 processes for": func(c *config) { c.pids = []int{1, 2} },
 		"-pid 0":          func(c *config) { c.pids = []int{0} },
 		"one server only": func(c *config) { c.addrs, c.wineserver = []string{"127.0.0.1:9", "127.0.0.1:10"}, 1 },
