@@ -223,6 +223,7 @@ conns_run() {
 	local n="$1" active="$2" server exe args ws=0 line pid out hold lh lo addrs=() pids=() outs=() spids=()
 	shift 2
 	rm -f servers.in load.in load.out && mkfifo servers.in load.in load.out
+	[ "$mode" = linux ] || { serve && ws="$(this_wineserver)"; } # before servers.in opens: Wine's server must not hold it
 	exec {hold}<>servers.in # the servers' input, which only this shell writes: they end when it closes
 	for server in "$@"; do
 		read -ra args <<<"${commands[$server]}"
@@ -232,7 +233,6 @@ conns_run() {
 			taskset -c "$cpu" "./$exe" "${args[@]}" <servers.in >server.out {hold}>&- &
 		else
 			[ "$exe" != echoserver ] || exe=echoserver.exe
-			serve && ws="$(this_wineserver)"
 			pin wine "$exe" "${args[@]}" <servers.in >server.out {hold}>&- &
 		fi
 		spids+=($!) && exec {out}<server.out && outs+=("$out")
