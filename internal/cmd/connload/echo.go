@@ -21,8 +21,7 @@ import (
 // flight at a time, on one epoll descriptor that one thread waits on, so
 // that the load costs the system calls a message and no scheduling of
 // goroutines (a goroutine a connection, until eba4b80, used 0.85 to 1.01
-// of connload's CPU beside servers that used about 0.94 of theirs:
-// doc/benchmarks.md, "Linux, natively").
+// of connload's CPU: doc/runs/linux-8ddbc30-records/conns.results).
 type echoer struct {
 	ep     int
 	cs     []echoConn

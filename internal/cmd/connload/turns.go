@@ -76,6 +76,15 @@ func (p *copyOf) say(cmd string) (string, error) {
 	return p.lines.Text(), nil
 }
 
+// expect sends the copy cmd ("": none) and checks that it answers want.
+func (p *copyOf) expect(cmd, want string) error {
+	got, err := p.say(cmd)
+	if err == nil && got != want {
+		err = fmt.Errorf("the load on %s said %q, not %s", p.addr, got, want)
+	}
+	return err
+}
+
 // failed is the error of a copy that stopped answering: its exit status,
 // whose reason it wrote on connload's standard error.
 func (p *copyOf) failed(err error) error {
@@ -122,16 +131,15 @@ func runTurns(c config, args []string, in io.Reader, out io.Writer) error {
 		}
 		copies = append(copies, p)
 		// One set-up at a time: each is timed.
-		if got, err := p.say(""); err != nil || got != "ready" {
-			return errors.Join(err, fmt.Errorf("the load on %s said %q, not ready", addr, got))
+		if err := p.expect("", "ready"); err != nil {
+			return err
 		}
 	}
 	turns := int((c.duration + c.block - 1) / c.block)
 	for t := range turns {
 		for k := range copies {
-			p := copies[(t+k)%len(copies)]
-			if got, err := p.say("go"); err != nil || got != "done" {
-				return errors.Join(err, fmt.Errorf("the load on %s said %q, not done", p.addr, got))
+			if err := copies[(t+k)%len(copies)].expect("go", "done"); err != nil {
+				return err
 			}
 		}
 	}

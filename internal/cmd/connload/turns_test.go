@@ -60,8 +60,9 @@ func TestRunTurns(t *testing.T) {
 	mu.Lock()
 	defer mu.Unlock()
 	// The set-ups, a then b; then 6 turns each, the first server of a
-	// round rotating: ab, ba, ab... A run of reads a turn, where the
-	// servers alternate (b's set-up and its turn after it are one run).
+	// round rotating: ab, ba, ab... A run of reads a turn, but where a
+	// round ends on the server that begins the next (ab|ba) the two turns
+	// make one run.
 	want := runsOf([]byte("ab" + "ab" + "ba" + "ab" + "ba" + "ab" + "ba"))
 	if got := runsOf(log); got != want {
 		t.Errorf("the servers' reads, a letter a run of them: %s, want %s (%d reads)", got, want, len(log))
