@@ -6,10 +6,11 @@
 # script that prints how it was started, then sleeps or exits as told), so
 # without Wine: the bound it puts on a test binary, read from
 # -test.timeout, none for benchmarks and fuzzing, what it says of a binary
-# that ends with no PASS or FAIL line, that it kills one that outlives
-# its bound (about 31 s), saying what its threads and its wineserver
-# were doing, and one whose wineserver ends under it at once, and that
-# it leaves no process behind. scripts/test.sh runs it; it fails on the first
+# that ends with no PASS or FAIL line, that its watcher kills one that
+# outlives its bound (about 31 s; timeout(1), 10 s later, is only a
+# backstop), saying what its threads and its wineserver were doing, and
+# one whose wineserver ends under it at once, and that it leaves no
+# process behind. scripts/test.sh runs it; it fails on the first
 # difference.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -18,11 +19,12 @@ source scripts/lib.sh
 
 dir="$(mktemp -d)"
 trap 'rm -rf "$dir"' EXIT
-# The stand-in: its parent's command line is the bound (timeout ...) or the
-# exec script itself. It execs sleep, so that nothing else holds the pipe.
+# The stand-in: its parent's command line is the backstop (timeout ...) or
+# the exec script itself. It execs sleep, so that nothing else holds the pipe.
 cat >"$dir/wine" <<'EOF'
 #!/usr/bin/env bash
 echo "parent: $(ps -o args= -p "$PPID")"
+echo "the binary's standard error" >&2
 [ -n "${FAKE_OUT:-}" ] && echo "$FAKE_OUT"
 [ -n "${FAKE_SLEEP:-}" ] && exec -a "$1" sleep "$FAKE_SLEEP" # named as the binary
 exit "${FAKE_STATUS:-0}"
@@ -48,14 +50,14 @@ expect_parent() {
 	grep -q "^parent: $2" "$dir/out" || fail "with ${args[*]}: want the parent $2, got: $(cat "$dir/out")"
 }
 bound="timeout --foreground -s KILL"
-expect_parent -test.timeout=10m0s -- "$bound 630 wine"
-expect_parent -test.timeout=1h2m3.5s -- "$bound 3754 wine"
-expect_parent -test.timeout=500ms -- "$bound 31 wine"
+expect_parent -test.timeout=10m0s -- "$bound 640 wine"
+expect_parent -test.timeout=1h2m3.5s -- "$bound 3764 wine"
+expect_parent -test.timeout=500ms -- "$bound 41 wine"
 expect_parent -test.timeout=0s -- "bash $exec_script"
 expect_parent -test.timeout=0 -- "bash $exec_script"
 expect_parent -test.timeout=-1s -- "bash $exec_script"
 expect_parent -test.timeout=10m0s -test.bench=. -- "bash $exec_script"
-expect_parent -test.timeout=10m0s '-test.bench=^$' -- "$bound 630 wine"
+expect_parent -test.timeout=10m0s '-test.bench=^$' -- "$bound 640 wine"
 expect_parent -test.timeout=10m0s -test.fuzz=FuzzX -- "bash $exec_script"
 # want WHAT STATUS PATTERN: the last run ended with STATUS and its output
 # has a line that matches PATTERN (with ! before it: has none that says
@@ -76,6 +78,7 @@ want "a bad -test.timeout" 2 "cannot read -test.timeout=10x"
 # script.
 FAKE_OUT=PASS run -test.timeout=10m0s
 want "a PASS" 0 !
+want "the binary's standard error" 0 "^the binary's standard error$"
 FAKE_OUT=FAIL FAKE_STATUS=1 run -test.timeout=10m0s
 want "a FAIL" 1 !
 # One that ends with neither: its status, and what the script knows.
@@ -89,6 +92,7 @@ FAKE_SLEEP=300 run -test.timeout=1s
 want "a binary past its bound" 137 "it was killed at 31 s, 30 s past its -test.timeout"
 want "what it did before the kill" 137 "^  before the kill: no wineserver of $WINEPREFIX runs"
 want "its threads before the kill" 137 "^  before the kill: *[0-9]* *[0-9]* S+\? .* sleep$"
+! grep -q "Killed" "$dir/out" || fail "bash's word on the killed pipeline shows: $(cat "$dir/out")"
 [ $((SECONDS - start)) -lt 60 ] || fail "a binary past its bound ran $((SECONDS - start)) s"
 # One whose wineserver ends under it (a stand-in: sleep, named wineserver,
 # in this prefix, killed after 5 s, when it writes its last words to the
