@@ -246,7 +246,7 @@ conns_run() {
 	done
 	exec {lh}<>load.in # connload holds its connections until this closes
 	taskset -c "$load_cpu" ./connload -addr "$(IFS=, && echo "${addrs[*]}")" -pid "$(IFS=, && echo "${pids[*]}")" \
-		-conns "$n" -active "$active" -duration "${conns_secs}s" -wineserver "$ws" <load.in >load.out {hold}>&- {lh}>&- &
+		-conns "$n" -active "$active" -duration "${conns_secs}s" -block 0.2s -wineserver "$ws" <load.in >load.out {hold}>&- {lh}>&- &
 	local load=$! told=0
 	exec {lo}<load.out
 	for server in "$@"; do

@@ -13,6 +13,7 @@ import (
 	"net"
 	"sync"
 	"syscall"
+	"time"
 )
 
 // setup dials connections from to to-1 and echoes one message on each; a
@@ -63,13 +64,19 @@ func outOfResources(err error) bool {
 }
 
 // echo sends one message that names connection id and its sequence number
-// seq, and checks that it comes back byte for byte.
+// seq, and checks that it comes back byte for byte, within 10 s.
 func echo(c net.Conn, out, in []byte, id, seq uint32) error {
 	fill(out, id, seq)
+	if err := c.SetDeadline(time.Now().Add(10 * time.Second)); err != nil {
+		return err
+	}
 	if _, err := c.Write(out); err != nil {
 		return err
 	}
 	if _, err := io.ReadFull(c, in); err != nil {
+		return err
+	}
+	if err := c.SetDeadline(time.Time{}); err != nil {
 		return err
 	}
 	if string(in) != string(out) {

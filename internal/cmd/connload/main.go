@@ -8,38 +8,45 @@
 // sockets) and "scripts/bench.sh linux" (native servers): it runs natively
 // on Linux against echo servers on the loopback, opens many connections,
 // checks every byte that comes back, and reads what each server process
-// (and, under Wine, its wineserver) spent in Linux's /proc.
+// (and, under Wine, its wineserver) spent: its memory in Linux's /proc,
+// its CPU time by its CPU clock, to the nanosecond.
 //
-//	connload -addr 127.0.0.1:PORT[,127.0.0.1:PORT...] -conns N -active K -duration D [-block B] [-pid P[,P...]] [-wineserver W]
+//	connload -addr 127.0.0.1:PORT[,127.0.0.1:PORT...] -conns N -active K -duration D [-block B] [-size S] [-pid P[,P...]] [-wineserver W]
 //
 // First it opens N connections to the server, at most -parallel dials at
 // a time, and echoes one message on each: the set-up. Then K of the
-// connections, spread evenly over the N, each send a message, wait for it
-// to come back and send the next, for D, while the rest stay idle. One
-// thread waits on epoll for all K, so that connload spends less CPU a
-// message than the servers it measures. It prints one line,
+// connections, spread evenly over the N, each send a message of S bytes
+// (at most 4 KiB, which a socket's send buffer takes whole), wait for it
+// to come back and send the next, for D, while the rest stay idle; then it
+// waits for the messages still in flight and checks them too. One thread
+// waits on epoll for all K: the load costs about what a C epoll server
+// does a message, not a goroutine a connection (L below says whether it
+// bounded the throughput). It prints one line,
 //
 //	conns=N refused=R setup-s=S msgs=M msgs/s=X p50-us=A p99-us=B mem-B/conn=C server-us/msg=T load-cpu=L wineserver-us/msg=U
 //
 // where R counts the connections that the system or the server did not
 // take (no descriptor or port left, refused, or closed before the first
 // echo: what a server at its descriptor limit does), S is the set-up's
-// time and A and B are the round-trip percentiles of the echo. With -pid,
-// the server's process: C is the growth of its resident memory (VmRSS)
-// over the set-up's last nine tenths divided by their connections (the
-// first tenth pays for what a server allocates once: threads, about 1 MB
-// each under Wine, buffers, its first allocations), T is its CPU time
-// (user and system) during the echo a message, in µs, and L is the share
-// of one CPU that connload itself used during the echo (near 1 when
-// pinned to one CPU, it is the load, not the server, that bounds the
+// time, M counts the echoes that came back within D (not those in flight
+// at its end), X is M over D, and A and B are the round-trip percentiles
+// of every echo. With -pid, the server's process: C is the growth of its
+// resident memory (VmRSS) over the set-up's last nine tenths divided by
+// their connections (the first tenth pays for what a server allocates
+// once: threads, about 1 MB each under Wine, buffers, its first
+// allocations), T is its CPU time (user and system) during the echo, the
+// wait for the last messages included, over every echoed message, in µs,
+// and L is the share of one CPU that connload itself used then (near 1
+// when pinned to one CPU, it is the load, not the server, that bounds the
 // throughput). With -wineserver, U is that process's CPU time a message;
 // without it (a native server) U is left out, not 0.
 //
 // With several servers (-addr and -pid lists of one length), connload
 // runs a copy of itself for each (a process holds at most one server's
-// connections under the usual descriptor limit), makes their set-ups one
-// after another, and then has them take turns: each echoes for B at a
-// time, in an order that rotates, until each has echoed for D. A
+// 10,000 connections under a limit of 20,000 descriptors, this VM's hard
+// limit), makes their set-ups one after another, and then has them take
+// turns: each echoes for B at a time, then waits for its messages in
+// flight, in an order that rotates, until each has echoed for D. A
 // machine's speed that drifts from second to second then weighs on every
 // server alike. It prints a line for each server, in the order of -addr.
 //
@@ -82,7 +89,7 @@ func main() {
 	flag.IntVar(&c.active, "active", 1000, "connections that echo (1 to -conns)")
 	flag.DurationVar(&c.duration, "duration", 10*time.Second, "length of each server's echo (at most 10m)")
 	flag.DurationVar(&c.block, "block", 200*time.Millisecond, "length of a turn, with several servers (10ms to -duration)")
-	flag.IntVar(&c.size, "size", 64, "bytes a message (16 to 65536)")
+	flag.IntVar(&c.size, "size", 64, "bytes a message (16 to 4096)")
 	flag.IntVar(&c.parallel, "parallel", 100, "dials in flight at once (1 to 1000)")
 	flag.StringVar(&pids, "pid", "", "the servers' processes, whose memory and CPU are read, in the order of -addr (none: not read)")
 	flag.IntVar(&c.wineserver, "wineserver", 0, "the wineserver's process, whose CPU is read, with one server (0: none)")
@@ -101,7 +108,7 @@ func main() {
 	case c.turn:
 		err = runTurn(c, os.Stdin, os.Stdout)
 	case len(c.addrs) > 1:
-		err = runTurns(c, os.Args[1:], os.Stdin, os.Stdout)
+		err = runTurns(c, os.Stdin, os.Stdout)
 	default:
 		err = run(c, os.Stdin, os.Stdout)
 	}
@@ -149,8 +156,8 @@ func (c config) check(args []string) error {
 		return fmt.Errorf("-duration %v: more than 0, at most 10m", c.duration)
 	case (len(c.addrs) > 1 || c.turn) && (c.block < 10*time.Millisecond || c.block > c.duration):
 		return fmt.Errorf("-block %v: 10ms to -duration (%v)", c.block, c.duration)
-	case c.size < 16 || c.size > 65536:
-		return fmt.Errorf("-size %d: 16 to 65536", c.size)
+	case c.size < 16 || c.size > 4096:
+		return fmt.Errorf("-size %d: 16 to 4096", c.size)
 	case c.parallel < 1 || c.parallel > 1000:
 		return fmt.Errorf("-parallel %d: 1 to 1000", c.parallel)
 	case len(c.pids) != 0 && len(c.pids) != len(c.addrs):

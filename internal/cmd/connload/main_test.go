@@ -110,6 +110,7 @@ func TestCheck(t *testing.T) {
 		"-active 1001":    func(c *config) { c.active = 1001 },
 		"-duration 0s":    func(c *config) { c.duration = 0 },
 		"-size 8":         func(c *config) { c.size = 8 },
+		"-size 4097":      func(c *config) { c.size = 4097 },
 		"-parallel 0":     func(c *config) { c.parallel = 0 },
 		"-wineserver -1":  func(c *config) { c.wineserver = -1 },
 	} {

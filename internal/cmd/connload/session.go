@@ -99,11 +99,11 @@ func (s *session) line() (string, error) {
 	line := []string{fmt.Sprintf("conns=%d refused=%d setup-s=%.4f", len(s.cs), s.refused, s.took.Seconds()), e.String()}
 	if s.pid != 0 {
 		line = append(line, fmt.Sprintf("mem-B/conn=%.0f server-us/msg=%.2f load-cpu=%.2f",
-			float64(s.rss[1]-s.rss[0])/float64(len(s.cs)-s.base), perMessage(s.cpu[0], e.msgs),
-			float64(s.cpu[2])/float64(e.elapsed)))
+			float64(s.rss[1]-s.rss[0])/float64(len(s.cs)-s.base), perMessage(s.cpu[0], e.all),
+			float64(s.cpu[2])/float64(e.took)))
 	}
 	if s.c.wineserver != 0 {
-		line = append(line, fmt.Sprintf("wineserver-us/msg=%.2f", perMessage(s.cpu[1], e.msgs)))
+		line = append(line, fmt.Sprintf("wineserver-us/msg=%.2f", perMessage(s.cpu[1], e.all)))
 	}
 	return strings.Join(line, " "), nil
 }

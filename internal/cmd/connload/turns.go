@@ -57,10 +57,51 @@ func runTurn(c config, in io.Reader, out io.Writer) error {
 
 // copyOf is a copy of connload that takes turns.
 type copyOf struct {
-	addr  string
-	cmd   *exec.Cmd
-	in    io.WriteCloser
-	lines *bufio.Scanner
+	addr   string
+	cmd    *exec.Cmd
+	in     io.WriteCloser
+	out    io.Closer
+	lines  *bufio.Scanner
+	stderr strings.Builder // why it failed
+}
+
+// start starts a copy of connload, exe, for one server: addr, whose
+// process is pid (0: not measured).
+func start(exe string, c config, addr string, pid int) (*copyOf, error) {
+	p := &copyOf{addr: addr, cmd: exec.Command(exe, c.copyArgs(addr, pid)...)}
+	p.cmd.Stderr = &p.stderr
+	inR, inW, err := os.Pipe()
+	if err != nil {
+		return nil, err
+	}
+	outR, outW, err := os.Pipe()
+	if err != nil {
+		inR.Close()
+		inW.Close()
+		return nil, err
+	}
+	p.cmd.Stdin, p.cmd.Stdout = inR, outW
+	err = p.cmd.Start()
+	inR.Close() // the copy's ends
+	outW.Close()
+	if err != nil {
+		inW.Close()
+		outR.Close()
+		return nil, err
+	}
+	p.in, p.out, p.lines = inW, outR, bufio.NewScanner(outR)
+	return p, nil
+}
+
+// copyArgs are the arguments of c's copy for one server.
+func (c config) copyArgs(addr string, pid int) []string {
+	a := []string{"-turn", "-addr", addr, "-conns", strconv.Itoa(c.conns), "-active", strconv.Itoa(c.active),
+		"-duration", c.duration.String(), "-block", c.block.String(), "-size", strconv.Itoa(c.size),
+		"-parallel", strconv.Itoa(c.parallel)}
+	if pid != 0 {
+		a = append(a, "-pid", strconv.Itoa(pid))
+	}
+	return a
 }
 
 // say sends the copy cmd and returns its answer.
@@ -85,21 +126,26 @@ func (p *copyOf) expect(cmd, want string) error {
 	return err
 }
 
-// failed is the error of a copy that stopped answering: its exit status,
-// whose reason it wrote on connload's standard error.
+// failed is the error of a copy that stopped answering: its exit status
+// and what it wrote on its standard error.
 func (p *copyOf) failed(err error) error {
-	p.in.Close()
+	p.close()
 	if werr := p.cmd.Wait(); werr != nil {
 		err = werr
 	}
-	return fmt.Errorf("the load on %s: %w", p.addr, err)
+	return fmt.Errorf("the load on %s: %w: %s", p.addr, err, strings.TrimSpace(p.stderr.String()))
+}
+
+// close ends the copy's input, on which it ends, and closes its output.
+func (p *copyOf) close() {
+	p.in.Close()
+	p.out.Close()
 }
 
 // runTurns makes the load on several servers, a copy of connload for
 // each, which take turns; it writes their lines to out in the order of
-// c.addrs and holds the connections until in ends. args are connload's
-// arguments, which the copies get too, with their own -addr and -pid.
-func runTurns(c config, args []string, in io.Reader, out io.Writer) error {
+// c.addrs and holds the connections until in ends.
+func runTurns(c config, in io.Reader, out io.Writer) error {
 	exe, err := os.Executable()
 	if err != nil {
 		return err
@@ -107,26 +153,17 @@ func runTurns(c config, args []string, in io.Reader, out io.Writer) error {
 	var copies []*copyOf
 	defer func() {
 		for _, p := range copies {
-			p.in.Close()
+			p.close()
 			p.cmd.Wait()
 		}
 	}()
 	for i, addr := range c.addrs {
-		a := append(args[:len(args):len(args)], "-turn", "-addr", addr, "-pid", "")
+		pid := 0
 		if len(c.pids) > 0 {
-			a[len(a)-1] = strconv.Itoa(c.pids[i])
+			pid = c.pids[i]
 		}
-		p := &copyOf{addr: addr, cmd: exec.Command(exe, a...)}
-		p.cmd.Stderr = os.Stderr
-		if p.in, err = p.cmd.StdinPipe(); err != nil {
-			return err
-		}
-		stdout, err := p.cmd.StdoutPipe()
+		p, err := start(exe, c, addr, pid)
 		if err != nil {
-			return err
-		}
-		p.lines = bufio.NewScanner(stdout)
-		if err := p.cmd.Start(); err != nil {
 			return err
 		}
 		copies = append(copies, p)
