@@ -26,7 +26,7 @@
 # conns: the poller's echo server on 2 goroutines, C's on 2 threads and
 # Go's net, one after another, driven over the loopback by connload
 # (internal/cmd), natively on another CPU, which checks every byte and
-# reads the server's (and the wineserver's) figures in /proc; at 1,000
+# reads the server's (and the wineserver's) memory and CPU; at 1,000
 # connections all echoing and at 10,000 with 1% echoing: messages/s, round
 # trips, set-up time, memory and CPU a message, and a chart.
 #
