@@ -9,7 +9,7 @@
 // on Linux against echo servers on the loopback, opens many connections,
 // checks every byte that comes back, and reads what each server process
 // (and, under Wine, its wineserver) spent: its memory in Linux's /proc,
-// its CPU time by its CPU clock, to the nanosecond.
+// its CPU time by its CPU clock, in nanoseconds.
 //
 //	connload -addr 127.0.0.1:PORT[,127.0.0.1:PORT...] -conns N -active K -duration D [-block B] [-size S] [-pid P[,P...]] [-wineserver W]
 //
@@ -29,7 +29,8 @@
 // take (no descriptor or port left, refused, or closed before the first
 // echo: what a server at its descriptor limit does), S is the set-up's
 // time, M counts the echoes that came back within D (not those in flight
-// at its end), X is M over D, and A and B are the round-trip percentiles
+// at its end), X is M over the time it echoed (D; with several servers,
+// whole turns of B), and A and B are the round-trip percentiles
 // of every echo. With -pid, the server's process: C is the growth of its
 // resident memory (VmRSS) over the set-up's last nine tenths divided by
 // their connections (the first tenth pays for what a server allocates

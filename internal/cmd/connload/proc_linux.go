@@ -41,10 +41,11 @@ func parseVmRSS(status string) (int64, error) {
 
 // cpuTime returns process pid's CPU time so far, of all its threads,
 // those that have ended included: its CPU clock (clock_gettime(2) on the
-// clock that clock_getcpuclockid(3) names), which any process may read,
-// to the nanosecond. /proc/PID/stat counts the same time in clock ticks,
-// 10 ms at Linux's usual 100 Hz: as much as a server spends in some of
-// connload's turns.
+// clock that clock_getcpuclockid(3) names), which any process of the same
+// PID namespace may read. It counts in nanoseconds, a thread that runs as
+// it is read up to its last scheduler tick or switch (4 ms at 250 Hz);
+// /proc/PID/stat counts the same time in clock ticks of 10 ms (USER_HZ,
+// 100), as much as a server spends in some of connload's turns.
 func cpuTime(pid int) (time.Duration, error) {
 	var ts unix.Timespec
 	if err := unix.ClockGettime(processCPUClock(pid), &ts); err != nil {

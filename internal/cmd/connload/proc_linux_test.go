@@ -120,10 +120,12 @@ func TestRunMeasured(t *testing.T) {
 		if ws == 0 {
 			continue
 		}
-		// The same process read twice, a moment apart: at most 5 ms apart
-		// in all over every echo, which msgs (those within the echo's
-		// time) undercounts by at most -active.
-		if d := math.Abs(f["server-us/msg"]-f["wineserver-us/msg"]) * (f["msgs"] + 10); f["server-us/msg"] <= 0 || d > 5_000 {
+		// The same process read twice, a moment apart: at most 20 ms
+		// apart in all (a thread running when read counts up to its last
+		// tick, 4 ms at 250 Hz; a loaded machine may run others between
+		// the reads) over every echo, which msgs (those within the echo's
+		// time) undercounts by -active.
+		if d := math.Abs(f["server-us/msg"]-f["wineserver-us/msg"]) * (f["msgs"] + 10); f["server-us/msg"] <= 0 || d > 20_000 {
 			t.Errorf("the same process read twice: server %v, wineserver %v ms a message over %v messages",
 				f["server-us/msg"], f["wineserver-us/msg"], f["msgs"])
 		}

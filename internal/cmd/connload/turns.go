@@ -133,7 +133,10 @@ func (p *copyOf) failed(err error) error {
 	if werr := p.cmd.Wait(); werr != nil {
 		err = werr
 	}
-	return fmt.Errorf("the load on %s: %w: %s", p.addr, err, strings.TrimSpace(p.stderr.String()))
+	if why := strings.TrimSpace(p.stderr.String()); why != "" {
+		err = fmt.Errorf("%w: %s", err, why)
+	}
+	return fmt.Errorf("the load on %s: %w", p.addr, err)
 }
 
 // close ends the copy's input, on which it ends, and closes its output.

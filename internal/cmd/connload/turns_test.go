@@ -57,12 +57,12 @@ func TestRunTurns(t *testing.T) {
 	defer mu.Unlock()
 	// A server reads each message whole (64 bytes, one in flight a
 	// connection): its reads are the 20 set-up messages and every echo,
-	// which the line counts but for those in flight at a turn's end, at
-	// most one a connection a turn: 4 times 6.
+	// which the line counts but for those in flight at a turn's end, one
+	// a connection a turn: 4 times 6.
 	for i, l := range lines {
 		f := fields(t, l)
 		echoes := float64(bytes.Count(log, []byte{"ab"[i]}) - 20)
-		if f["conns"] != 20 || f["msgs"] > echoes || f["msgs"] < echoes-4*6 || f["msgs"] < 1 ||
+		if f["conns"] != 20 || f["msgs"] != echoes-4*6 || f["msgs"] < 1 ||
 			f["msgs/s"] != math.Round(f["msgs"]/0.3) || f["server-us/msg"] <= 0 {
 			t.Errorf("implausible figures for %d echoes: %s", int(echoes), l)
 		}
